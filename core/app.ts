@@ -1,0 +1,32 @@
+import Koa from 'koa';
+import type { Logger } from '@crateflow/sdk';
+import { apiNotFound, createApiRouter, type ApiRouterOptions } from './http/api-router.js';
+import { problemDetails } from './http/problem-middleware.js';
+import { requestContext } from './http/request-context.js';
+import type { RouteSpec } from './http/route.js';
+
+export interface AppParts extends ApiRouterOptions {
+  log: Logger;
+  routes: readonly RouteSpec[];
+  health: Koa.Middleware;
+  /** Serves the web UI (and the login page) for paths outside /api and /health. */
+  ui?: Koa.Middleware;
+}
+
+/** The Koa app and its middleware order, nothing else. */
+export function createApp(parts: AppParts): Koa {
+  // proxy: false — X-Forwarded-* headers are never believed by Koa itself; trust decisions are the auth layer's.
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.on('error', (err: unknown) => parts.log.error({ err }, 'unexpected error while handling a request'));
+
+  const router = createApiRouter(parts.routes, parts);
+  app.use(problemDetails());
+  app.use(requestContext(parts.log));
+  app.use(async (ctx, next) => (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? parts.health(ctx, next) : next()));
+  app.use(apiNotFound);
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  if (parts.ui) app.use(parts.ui);
+  return app;
+}

@@ -1,0 +1,115 @@
+import { Type, type Static } from 'typebox';
+import { Role } from '@crateflow/sdk';
+
+// The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
+// auth mode, webhooks and third-party plugins) are only checked here for the keys the core itself reads;
+// the rest of each block is validated against the plugin's own schema when the plugin is loaded.
+
+/** A duration written like 500ms, 30s, 5m, 6h or 1d. */
+export const duration = (value: string, description: string) =>
+  Type.String({ pattern: '^[0-9]+(ms|s|m|h|d)$', default: value, description: `${description} (e.g. 500ms, 30s, 5m, 6h, 1d)` });
+
+const Server = Type.Object(
+  {
+    host: Type.String({ default: '127.0.0.1', minLength: 1, description: 'address to listen on; 0.0.0.0 or :: for every interface' }),
+    port: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'TCP port (env PORT overrides it)' }),
+    shutdown_timeout_ms: Type.Integer({ default: 10000, minimum: 0, maximum: 120000, description: 'how long a shutdown waits for in-flight requests' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Storage = Type.Object(
+  { dir: Type.String({ default: './data', minLength: 1, description: 'folder for the JSON data files; created if missing' }) },
+  { additionalProperties: false, default: {} },
+);
+
+const Log = Type.Object(
+  {
+    level: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], {
+      default: 'info',
+      description: 'log level; logs are JSON lines on stdout',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const ApiKeyConfig = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'who uses the key; recorded as decided_by' }),
+    key: Type.Optional(Type.String({ minLength: 16, description: 'the key itself (write ${ENV_NAME} to keep it out of the file)' })),
+    key_hash: Type.Optional(Type.String({ pattern: '^\\$scrypt\\$', description: 'an scrypt PHC hash of the key (crateflow hash-password)' })),
+    role: Type.Union([Role], { default: 'approver', description: 'admin, approver or viewer' }),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyConfig = Static<typeof ApiKeyConfig>;
+
+// Keys of ui.auth that the core reads itself; everything else in the block belongs to the auth plugin.
+export const CORE_AUTH_KEYS = ['enabled', 'type', 'api_keys', 'roles', 'trusted_proxies'] as const;
+
+const Auth = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false, description: 'false: no authentication (put a forward-auth proxy in front)' }),
+    type: Type.String({ default: 'basic', minLength: 1, description: 'basic (login form, HTTP Basic) or proxy (trust Remote-* headers from trusted_proxies)' }),
+    api_keys: Type.Array(ApiKeyConfig, { default: [], description: 'keys accepted in every mode as Authorization: Bearer or X-API-Key' }),
+    roles: Type.Record(Type.String(), Role, { default: {}, description: 'group → role, for groups sent in Remote-Groups' }),
+    trusted_proxies: Type.Array(Type.String({ minLength: 1 }), {
+      default: ['127.0.0.1/32', '::1/128'],
+      description: 'CIDRs of the reverse proxies whose identity and X-Forwarded-* headers are believed',
+    }),
+  },
+  { additionalProperties: true, default: {} },
+);
+
+const Ui = Type.Object({ auth: Auth }, { additionalProperties: false, default: {} });
+
+export const CORE_DOWNLOAD_KEYS = ['type', 'poll_interval', 'max_active'] as const;
+const DownloadClientBlock = Type.Object(
+  {
+    type: Type.String({ default: 'blackhole', minLength: 1, description: 'blackhole or slskd' }),
+    poll_interval: duration('10s', 'how often active downloads are polled'),
+    max_active: Type.Integer({ default: 5, minimum: 1, maximum: 100, description: 'downloads handed to the client at once' }),
+  },
+  { additionalProperties: true, default: {} },
+);
+
+export const CORE_LIBRARY_KEYS = ['type', 'sync_interval', 'refresh_after_download'] as const;
+const LibraryBlock = Type.Object(
+  {
+    type: Type.String({ default: 'filesystem', minLength: 1, description: 'filesystem, subsonic or jellyfin' }),
+    sync_interval: duration('6h', 'how often the library is synced'),
+    refresh_after_download: Type.Boolean({ default: false, description: 'ask the library to rescan after a download completes' }),
+  },
+  { additionalProperties: true, default: {} },
+);
+
+const PluginEntry = Type.Object(
+  {
+    use: Type.String({ minLength: 1, description: 'npm package name or path of the plugin' }),
+    config: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: "the plugin's config block" }),
+  },
+  { additionalProperties: false },
+);
+
+const Events = Type.Object(
+  {
+    sink_timeout_ms: Type.Integer({ default: 10000, minimum: 100, maximum: 120000, description: 'how long one sink delivery may take' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const AppConfig = Type.Object(
+  {
+    server: Server,
+    storage: Storage,
+    log: Log,
+    ui: Ui,
+    download_client: DownloadClientBlock,
+    library: LibraryBlock,
+    webhooks: Type.Array(Type.Unknown(), { default: [], description: 'outbound webhooks (see README)' }),
+    events: Events,
+    plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
+  },
+  { additionalProperties: false },
+);
+export type AppConfig = Static<typeof AppConfig>;

@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { compileStrict } from '../schema/ajv.js';
+import { formatSchemaErrors, type PathProblem } from '../schema/format-schema-errors.js';
+import { AppConfig } from './app-config.schema.js';
+import { substituteEnv } from './substitute-env.js';
+
+const validateAppConfig = compileStrict<AppConfig>(AppConfig);
+
+/** The outcome of reading the configuration: the config with defaults applied, and every problem found. */
+export interface LoadedConfig {
+  config: AppConfig;
+  /** Where it came from: a file path, or "built-in defaults". */
+  source: string;
+  problems: PathProblem[];
+}
+
+/** Where the config file is: `--config PATH`, else `CRATEFLOW_CONFIG`, else `./config.yaml` if it exists. */
+export function configPathFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { path: string; explicit: boolean } {
+  const flag = argv.findIndex((arg) => arg === '--config' || arg.startsWith('--config='));
+  if (flag >= 0) {
+    const arg = argv[flag] ?? '';
+    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[flag + 1];
+    if (value) return { path: resolve(value), explicit: true };
+  }
+  if (env.CRATEFLOW_CONFIG) return { path: resolve(env.CRATEFLOW_CONFIG), explicit: true };
+  return { path: resolve('config.yaml'), explicit: false };
+}
+
+/**
+ * Reads, substitutes and validates the configuration. This is the only module that reads `process.env`
+ * (it is passed in), so everything else gets its settings from the config object.
+ */
+export async function loadConfig(location: { path: string; explicit: boolean }, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
+  const problems: PathProblem[] = [];
+  let raw: unknown = {};
+  let source = location.path;
+  const text = await readFile(location.path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' && !location.explicit) return undefined; // no file at all: built-in defaults
+    problems.push({ path: '(file)', message: `cannot read ${location.path}: ${err.code ?? err.message}` });
+    return undefined;
+  });
+  if (text === undefined) {
+    if (problems.length === 0) source = 'built-in defaults';
+  } else {
+    const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    for (const error of doc.errors) {
+      const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(file)';
+      problems.push({ path: where, message: error.message.split('\n')[0] ?? 'invalid YAML' });
+    }
+    raw = doc.errors.length === 0 ? (doc.toJS() ?? {}) : {};
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push({ path: '(root)', message: 'must be a mapping of keys (server:, storage:, …)' });
+    raw = {};
+  }
+  const substituted = substituteEnv(raw, env, problems);
+  const candidate = applyEnvOverrides(substituted, env, problems);
+  if (!validateAppConfig(candidate)) problems.push(...formatSchemaErrors(validateAppConfig.errors));
+  // After validation (successful or not) ajv has filled in defaults, so the object has the config's shape
+  // wherever the input did; plugin blocks are validated separately by the plugin host.
+  return { config: candidate as AppConfig, source, problems };
+}
+
+function applyEnvOverrides(config: unknown, env: NodeJS.ProcessEnv, problems: PathProblem[]): unknown {
+  if (env.PORT === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) return config;
+  const port = Number(env.PORT);
+  if (!/^[0-9]+$/.test(env.PORT) || port > 65535) {
+    problems.push({ path: 'PORT (environment)', message: `must be a port number 0..65535, got "${env.PORT}"` });
+    return config;
+  }
+  const record: Record<string, unknown> = { ...config };
+  const server = record.server;
+  record.server = { ...(server && typeof server === 'object' ? server : {}), port };
+  return record;
+}

@@ -1,0 +1,144 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { Server } from 'node:http';
+import type Koa from 'koa';
+import { systemClock, type Clock, type Logger } from '@crateflow/sdk';
+import { createApp } from './app.js';
+import type { AppConfig } from './config/app-config.schema.js';
+import { ConfigError } from './config/config-error.js';
+import { Tokens } from './di/tokens.js';
+import { DefaultAuthenticator } from './auth/default-authenticator.js';
+import { EventBus } from './events/event-bus.js';
+import { buildOpenApi } from './http/openapi.js';
+import { API_PREFIX } from './http/api-router.js';
+import type { RouteSpec } from './http/route.js';
+import { healthHandler } from './http/routes/health.routes.js';
+import { metaRoutes } from './http/routes/meta.routes.js';
+import { authInfoRoutes } from './http/routes/auth-info.routes.js';
+import { newId } from './ids/new-id.js';
+import { createLogger } from './logging/create-logger.js';
+import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
+import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
+import { CoreStore } from './storage/core-store.js';
+import { emptyCoreData, type CoreData } from './storage/core-data.js';
+import { Database } from './storage/database.js';
+import { readVersion } from './version.js';
+import { registerDomain, domainRoutes, startDomain, stopDomain } from './register-domain.js';
+
+export interface CrateflowOptions {
+  config: AppConfig;
+  /** Folder of the config file; relative plugin paths resolve against it. */
+  configDir: string;
+  /** Where the config came from, for error messages. */
+  configSource?: string;
+  log?: Logger;
+  clock?: Clock;
+  /** Check every API response against its schema (tests). */
+  validateResponses?: boolean;
+}
+
+/** A built, not yet listening, Crateflow: the Koa app, its container, and its lifecycle. */
+export interface Crateflow {
+  app: Koa;
+  container: DependencyContainer;
+  log: Logger;
+  /** Starts listening on `server.host`:`server.port` (port 0 = any free port). */
+  listen(): Promise<{ server: Server; port: number; host: string }>;
+  /** Stops accepting, finishes in-flight requests, stops jobs and plugins, flushes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: builds one app with its own DI container (so a test process can run many), loads
+ * plugins, opens the store and registers every service and route. Throws ConfigError listing every problem.
+ */
+export async function createCrateflow(options: CrateflowOptions): Promise<Crateflow> {
+  const { config } = options;
+  const version = readVersion();
+  const log = options.log ?? createLogger(config.log.level);
+  const clock = options.clock ?? systemClock();
+  const shutdown = new AbortController();
+  const makeId = () => newId(clock.now());
+  const database = await Database.open(config.storage.dir);
+
+  const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
+  if (checked.problems.length > 0) throw new ConfigError(options.configSource ?? 'the configuration', checked.problems);
+  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
+
+  const container = rootContainer.createChildContainer();
+  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData);
+  const events = new EventBus(coreDoc, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
+  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth);
+  container.register(Tokens.Config, { useValue: config });
+  container.register(Tokens.ConfigDir, { useValue: options.configDir });
+  container.register(Tokens.Log, { useValue: log });
+  container.register(Tokens.Clock, { useValue: clock });
+  container.register(Tokens.Database, { useValue: database });
+  container.register(Tokens.Plugins, { useValue: plugins });
+  container.register(Tokens.Authenticator, { useValue: authenticator });
+  container.register(Tokens.Version, { useValue: version });
+  container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
+  container.register(Tokens.NewId, { useValue: makeId });
+  container.register(EventBus, { useValue: events });
+  container.register(CoreStore, { useValue: new CoreStore(coreDoc, events) });
+  await registerDomain(container, database);
+
+  const routes: RouteSpec[] = [];
+  const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
+  routes.push(...authInfoRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  const app = createApp({
+    log,
+    routes,
+    authenticator,
+    validateResponses: options.validateResponses ?? false,
+    health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
+  });
+
+  await plugins.start();
+  events.resume();
+  startDomain(container);
+
+  let server: Server | undefined;
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      shutdown.abort();
+      if (server) await stopServer(server, config.server.shutdown_timeout_ms);
+      await stopDomain(container);
+      events.stop();
+      await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
+      await database.flush();
+    })();
+    return closing;
+  }
+  return {
+    app,
+    container,
+    log,
+    close,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        const listening = app.listen(config.server.port, config.server.host);
+        listening.once('error', reject);
+        listening.once('listening', () => {
+          server = listening;
+          const address = listening.address();
+          const port = address && typeof address === 'object' ? address.port : config.server.port;
+          resolve({ server: listening, port, host: config.server.host });
+        });
+      }),
+  };
+}
+
+/** Stops accepting connections, lets in-flight requests finish (up to `timeoutMs`), then drops what is left. */
+function stopServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,25 @@
+import type { Clock, Logger } from '@crateflow/sdk';
+import type { AppConfig } from '../config/app-config.schema.js';
+import type { RequestAuthenticator } from '../auth/request-authenticator.js';
+import type { Database } from '../storage/database.js';
+import type { LoadedPlugins } from '../plugins/plugin-host.js';
+
+/** A typed injection token: the symbol carries the type it resolves to. */
+export type Token<T> = symbol & { readonly __resolves?: T };
+const token = <T>(name: string): Token<T> => Symbol(name);
+
+/** Every injection token, in one place. */
+export const Tokens = {
+  Config: token<AppConfig>('Config'),
+  /** Where the config came from; relative plugin paths resolve against its folder. */
+  ConfigDir: token<string>('ConfigDir'),
+  Log: token<Logger>('Log'),
+  Clock: token<Clock>('Clock'),
+  Database: token<Database>('Database'),
+  Plugins: token<LoadedPlugins>('Plugins'),
+  Authenticator: token<RequestAuthenticator>('Authenticator'),
+  Version: token<string>('Version'),
+  /** Aborted when the app shuts down. */
+  ShutdownSignal: token<AbortSignal>('ShutdownSignal'),
+  NewId: token<() => string>('NewId'),
+} as const;

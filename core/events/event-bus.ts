@@ -1,0 +1,152 @@
+import type { Clock, DomainEvent, EventType, Logger } from '@crateflow/sdk';
+import type { JsonDocument } from '../storage/json-document.js';
+import { guardPluginCall } from '../plugins/guard-plugin-call.js';
+import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
+import type { EventJournal } from './event-journal.js';
+
+type EventData = DomainEvent['data'];
+type Listener = (event: DomainEvent) => void;
+
+const MAX_IN_FLIGHT_PER_SINK = 32;
+const RETRY_BASE_MS = 1000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+/**
+ * Carries committed domain events to every event-sink plugin and to in-process listeners (the UI's live
+ * updates). Sinks run outside the request that caused the event, each with a deadline and its own retry
+ * backoff, so a slow or failing sink never slows or fails a request, nor delays another sink.
+ */
+export class EventBus {
+  private readonly listeners = new Set<Listener>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly backlog = new Map<string, string[]>();
+  private readonly failures = new Map<string, number>();
+  private readonly retryTimers = new Map<string, () => void>();
+  private stopped = false;
+
+  constructor(
+    private readonly doc: Pick<JsonDocument<{ journal: EventJournal }>, 'data' | 'commit'>,
+    private readonly plugins: LoadedPlugins,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly newId: () => string,
+    private readonly sinkTimeoutMs: number,
+  ) {}
+
+  /** Adds an event to the journal. Call inside a store mutation, before its commit. */
+  record(type: EventType, data: EventData): DomainEvent {
+    const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
+    const sinks = this.plugins.sinks.map((s) => s.name);
+    if (sinks.length > 0) this.doc.data.journal[event.id] = { event, pending: sinks };
+    return event;
+  }
+
+  /** Hands committed events to listeners and sinks. Never throws and never waits for a sink. */
+  publish(events: readonly DomainEvent[]): void {
+    for (const event of events) {
+      for (const listener of this.listeners) {
+        try {
+          listener(event);
+        } catch (err: unknown) {
+          this.log.error({ err, event: event.type }, 'event listener failed; other listeners still run');
+        }
+      }
+      for (const sink of this.plugins.sinks) this.enqueue(sink.name, event.id);
+    }
+    this.pump();
+  }
+
+  /** Re-sends everything left in the journal (after a restart). */
+  resume(): void {
+    const entries = Object.values(this.doc.data.journal).sort((a, b) => a.event.timestamp.localeCompare(b.event.timestamp));
+    for (const entry of entries) for (const sink of entry.pending) this.enqueue(sink, entry.event.id);
+    if (entries.length > 0) this.log.info({ events: entries.length }, 'resuming undelivered events');
+    this.pump();
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const cancel of this.retryTimers.values()) cancel();
+    this.retryTimers.clear();
+  }
+
+  /** Events not yet taken by every sink. */
+  get pendingCount(): number {
+    return Object.keys(this.doc.data.journal).length;
+  }
+
+  private enqueue(sink: string, eventId: string): void {
+    const queue = this.backlog.get(sink) ?? [];
+    queue.push(eventId);
+    this.backlog.set(sink, queue);
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    for (const sink of this.plugins.sinks) {
+      if (this.retryTimers.has(sink.name)) continue; // backing off after a failure
+      const queue = this.backlog.get(sink.name);
+      while (queue && queue.length > 0 && (this.inFlight.get(sink.name) ?? 0) < MAX_IN_FLIGHT_PER_SINK) {
+        const eventId = queue.shift();
+        if (eventId !== undefined) this.deliver(sink, eventId);
+      }
+    }
+  }
+
+  private deliver(sink: LoadedPluginOf<'event-sink'>, eventId: string): void {
+    const entry = this.doc.data.journal[eventId];
+    if (!entry || !entry.pending.includes(sink.name)) return;
+    this.inFlight.set(sink.name, (this.inFlight.get(sink.name) ?? 0) + 1);
+    guardPluginCall(sink.name, 'deliver', this.sinkTimeoutMs, () => sink.instance.deliver(entry.event))
+      .then(() => {
+        this.failures.delete(sink.name);
+        this.plugins.noteSuccess(sink, new Date(this.clock.now()));
+        this.acknowledge(sink.name, eventId);
+      })
+      .catch((err: unknown) => {
+        this.plugins.noteFailure(sink, err, new Date(this.clock.now()));
+        this.backOff(sink.name, eventId, err);
+      })
+      .finally(() => {
+        this.inFlight.set(sink.name, (this.inFlight.get(sink.name) ?? 1) - 1);
+        this.pump();
+      });
+  }
+
+  private acknowledge(sink: string, eventId: string): void {
+    const entry = this.doc.data.journal[eventId];
+    if (!entry) return;
+    entry.pending = entry.pending.filter((name) => name !== sink);
+    if (entry.pending.length === 0) delete this.doc.data.journal[eventId];
+    // Losing this write only means the sink sees the event again after a crash, which sinks tolerate.
+    this.doc.commit().catch((err: unknown) => this.log.warn({ err }, 'could not record an event as delivered; it may be sent again after a restart'));
+  }
+
+  private backOff(sink: string, eventId: string, err: unknown): void {
+    const failures = (this.failures.get(sink) ?? 0) + 1;
+    this.failures.set(sink, failures);
+    const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (failures - 1));
+    this.log.warn({ err, sink, event_id: eventId, retry_in_ms: delay }, 'event sink failed; retrying later');
+    this.backlog.get(sink)?.unshift(eventId) ?? this.backlog.set(sink, [eventId]);
+    if (this.retryTimers.has(sink) || this.stopped) return;
+    const cancel = this.clock.schedule(delay, () => {
+      this.retryTimers.delete(sink);
+      this.pump();
+    });
+    this.retryTimers.set(sink, cancel);
+  }
+}
+
+function withoutUndefined(data: EventData): EventData {
+  const clean: EventData = { artist: data.artist };
+  if (data.album !== undefined) clean.album = data.album;
+  if (data.mbid !== undefined) clean.mbid = data.mbid;
+  if (data.download_path !== undefined) clean.download_path = data.download_path;
+  if (data.id !== undefined) clean.id = data.id;
+  return clean;
+}

@@ -1,0 +1,120 @@
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Context, Next } from 'koa';
+import type { Identity, Logger, Role } from '@crateflow/sdk';
+import type { RequestAuthenticator } from '../auth/request-authenticator.js';
+import { ForbiddenError } from '../errors/forbidden-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { UnauthorizedError } from '../errors/unauthorized-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { compileCoercing, compileStrict, type Validator } from '../schema/ajv.js';
+import { formatSchemaErrors } from '../schema/format-schema-errors.js';
+import type { Access, RouteSpec } from './route.js';
+
+export const API_PREFIX = '/api/v1';
+const ROLE_RANK: Record<Role, number> = { viewer: 1, approver: 2, admin: 3 };
+
+export interface ApiRouterOptions {
+  authenticator: RequestAuthenticator;
+  log: Logger;
+  /** Check every response against its schema (tests turn this on; it costs time on the hot path). */
+  validateResponses: boolean;
+}
+
+/** Registers every route spec on one @koa/router under /api/v1, with validation and access control. */
+export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouterOptions): Router {
+  const router = new Router({ prefix: API_PREFIX });
+  const parseJson = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: '1mb',
+    encoding: 'utf-8',
+    onError(err: Error, ctx: Context) {
+      const status = 'status' in err && typeof err.status === 'number' ? err.status : 400;
+      if (status === 413) ctx.throw(413, 'request body too large');
+      ctx.throw(400, `invalid JSON: ${err.message.replace(/\s+/g, ' ').slice(0, 120)}`);
+    },
+  });
+  for (const spec of routes) {
+    const handlers = [authorize(spec, options.authenticator)];
+    if (spec.body) handlers.push(requireJson, parseJson);
+    handlers.push(handle(spec, options));
+    router.register(spec.path, [spec.method.toUpperCase()], handlers);
+  }
+  return router;
+}
+
+/** The 404 for any /api path no route matched (the router's allowedMethods has already turned wrong methods into 405). */
+export async function apiNotFound(ctx: Context, next: Next): Promise<void> {
+  await next();
+  if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_PREFIX)) {
+    throw new NotFoundError('route', `${ctx.method} ${ctx.path}`);
+  }
+}
+
+function authorize(spec: RouteSpec, authenticator: RequestAuthenticator) {
+  const access: Access = spec.access;
+  return async function authorizeMiddleware(ctx: Context, next: Next): Promise<void> {
+    if (access === 'public') {
+      ctx.state.identity = spec.identifyOptional ? await authenticator.identify(ctx) : null;
+    } else {
+      const identity = await authenticator.identify(ctx);
+      if (authenticator.enabled || identity) {
+        if (!identity) throw new UnauthorizedError(authenticator.challenge);
+        const role = authenticator.roleOf(identity);
+        if (!role || ROLE_RANK[role] < ROLE_RANK[access]) throw new ForbiddenError(access, role);
+      }
+      ctx.state.identity = identity;
+    }
+    await next();
+  };
+}
+
+async function requireJson(ctx: Context, next: Next): Promise<void> {
+  if (!ctx.is('application/json') && !ctx.is('+json')) {
+    ctx.throw(415, `send the body as application/json (got ${ctx.get('content-type') || 'no content type'})`);
+  }
+  await next();
+}
+
+function handle(spec: RouteSpec, options: ApiRouterOptions) {
+  const checkParams = spec.params ? compileCoercing(spec.params) : undefined;
+  const checkQuery = spec.query ? compileCoercing(spec.query) : undefined;
+  const checkBody = spec.body ? compileStrict(spec.body) : undefined;
+  const checkResponse = options.validateResponses && spec.response ? compileStrict(spec.response) : undefined;
+  const successStatus = spec.status ?? (spec.response ? 200 : 204);
+
+  return async function routeHandler(ctx: Context): Promise<void> {
+    const params = validate(checkParams, { ...ctx.params }, 'params');
+    const query = validate(checkQuery, { ...ctx.query }, 'query');
+    const body = validate(checkBody, ctx.request.body, 'body');
+    const identity: Identity | null = ctx.state.identity ?? null;
+    const result = await spec.handle({
+      params,
+      query,
+      body,
+      identity,
+      requestId: ctx.state.requestId,
+      log: ctx.state.log ?? options.log,
+      setHeader: (name, value) => ctx.set(name, value),
+    });
+    if (checkResponse && !checkResponse(result)) {
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered outside its schema: ${JSON.stringify(formatSchemaErrors(checkResponse.errors))}`);
+    }
+    ctx.status = successStatus;
+    if (result !== undefined && successStatus !== 204) ctx.body = result;
+  };
+}
+
+function validate(check: Validator<unknown> | undefined, value: unknown, part: 'params' | 'query' | 'body'): unknown {
+  if (!check) return part === 'body' ? undefined : value;
+  if (part === 'query' && value && typeof value === 'object') stripEmpty(value);
+  if (check(value)) return value;
+  throw new ValidationError(formatSchemaErrors(check.errors, part));
+}
+
+// `?source=` means "no filter", the same as leaving the parameter out.
+function stripEmpty(query: object): void {
+  for (const [key, item] of Object.entries(query)) {
+    if (item === '') Reflect.deleteProperty(query, key);
+  }
+}

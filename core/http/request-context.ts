@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '@crateflow/sdk';
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Gives every request an id (the caller's `X-Request-Id` when it is safe to echo, else a new one), a child
+ * logger carrying it, and one access-log line when it ends. Probes of /health log at debug level only.
+ * Headers are never logged: they carry credentials.
+ */
+export function requestContext(log: Logger) {
+  return async function requestContextMiddleware(ctx: Context, next: Next): Promise<void> {
+    const incoming = ctx.get('x-request-id');
+    const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const line = { req_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 };
+      if (ctx.path === '/health') log.debug(line, 'request');
+      else if (ctx.status >= 500) log.error(line, 'request');
+      else log.info(line, 'request');
+    }
+  };
+}

@@ -1,0 +1,52 @@
+import type { Static, TSchema } from 'typebox';
+import type { Identity, Logger, Role } from '@crateflow/sdk';
+
+/** What a handler gets: validated input and who is asking. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The authenticated caller; null when authentication is disabled or the route is public. */
+  identity: Identity | null;
+  requestId: string;
+  log: Logger;
+  /** Response headers the handler wants set (e.g. Set-Cookie, Location). */
+  setHeader(name: string, value: string | string[]): void;
+}
+
+/** `public`: no authentication at all. Otherwise the least role that may call the route. */
+export type Access = 'public' | Role;
+
+/**
+ * A route declared as data. The same declaration registers the Koa handler, validates the request before
+ * `handle` runs, and becomes an operation in `/api/v1/openapi.json`.
+ */
+export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, R extends TSchema = TSchema> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Koa-style path below /api/v1, e.g. `/queue/:id/approve`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: Access;
+  /** For public routes: still work out who is asking (identity is null when nobody is signed in). */
+  identifyOptional?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The success response's schema; omit for 204. */
+  response?: R;
+  /** Success status (default 200, or 204 without a response schema). */
+  status?: number;
+  /** Statuses besides the success one that this route can answer with (for the OpenAPI document). */
+  errors?: number[];
+  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | undefined> | Static<R> | undefined;
+}
+
+/** Declares a route with its input types inferred from the schemas. */
+export function route<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema>(
+  spec: RouteSpec<P, Q, B, R>,
+): RouteSpec {
+  // The list of routes is heterogeneous; each spec's handler has already been checked against its own schemas.
+  return spec as unknown as RouteSpec;
+}

@@ -1,0 +1,46 @@
+import { Type } from 'typebox';
+import { route, type RouteSpec } from '../route.js';
+import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
+
+const AuthUser = Type.Object({
+  name: Type.String(),
+  display_name: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  groups: Type.Array(Type.String()),
+  role: Type.Optional(Type.String()),
+});
+
+export const AuthInfo = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    type: Type.String({ description: 'disabled, basic or proxy' }),
+    authenticated: Type.Boolean(),
+    user: Type.Union([Type.Null(), AuthUser]),
+  },
+  { $id: 'AuthInfo' },
+);
+
+/** `GET /auth/info`: public; who this request is, and how the server authenticates. Never anything secret. */
+export function authInfoRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
+  return [
+    route({
+      method: 'get', path: '/auth/info', tag: 'auth', access: 'public', identifyOptional: true,
+      summary: 'Authentication mode and the identity of this request',
+      response: AuthInfo,
+      handle: ({ identity }) => ({
+        enabled: deps.authenticator.enabled,
+        type: deps.authenticator.type,
+        authenticated: identity !== null,
+        user: identity
+          ? {
+              name: identity.name,
+              ...(identity.display_name ? { display_name: identity.display_name } : {}),
+              ...(identity.email ? { email: identity.email } : {}),
+              groups: identity.groups,
+              ...(deps.authenticator.roleOf(identity) ? { role: deps.authenticator.roleOf(identity) } : {}),
+            }
+          : null,
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { dirname } from 'node:path';
+import { configPathFrom, loadConfig } from './config/load-config.js';
+import { ConfigError } from './config/config-error.js';
+import { createCrateflow } from './create-crateflow.js';
+import { isLoopback } from './net/is-loopback.js';
+import { checkPlugins } from './plugins/plugin-host.js';
+import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
+
+/** `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash. */
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'hash-password') {
+    const { runHashPassword } = await import('./cli/hash-password.js');
+    return runHashPassword(process.stdin, process.stdout, process.stderr);
+  }
+  const location = configPathFrom(argv, process.env);
+  const loaded = await loadConfig(location, process.env);
+  if (loaded.problems.length > 0) {
+    // Report plugin blocks too, so one run shows every problem.
+    const plugins = await checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(location.path)).catch(() => undefined);
+    const all = [...loaded.problems, ...(plugins?.problems ?? [])];
+    process.stderr.write(`${new ConfigError(loaded.source, all).message}\n`);
+    return 1;
+  }
+  const crateflow = await createCrateflow({ config: loaded.config, configDir: dirname(location.path), configSource: loaded.source }).catch((err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return undefined;
+    }
+    process.stderr.write(`Crateflow could not start: ${describe(err)}\n`);
+    return undefined;
+  });
+  if (!crateflow) return 1;
+  const { log } = crateflow;
+  const { port, host } = await crateflow.listen().catch(async (err: unknown) => {
+    process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
+    await crateflow.close();
+    process.exit(1);
+  });
+  if (!loaded.config.ui.auth.enabled && !isLoopback(host)) {
+    log.warn({ host }, 'authentication is disabled and the server listens beyond loopback: put a forward-auth proxy in front (ui.auth in config.yaml)');
+  }
+  log.info({ host, port, config: loaded.source }, 'crateflow is listening');
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await crateflow.close();
+  log.info('stopped');
+  return 0;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.cause instanceof Error ? `${err.message} (${err.cause.message})` : err.message;
+  return String(err);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`Crateflow stopped unexpectedly: ${describe(err)}\n`);
+    process.exit(1);
+  },
+);

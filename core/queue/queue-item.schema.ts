@@ -1,0 +1,45 @@
+import { Type, type Static } from 'typebox';
+import { ItemType } from '@crateflow/sdk';
+
+const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
+
+/** What a caller may send to propose a candidate (for the queue or the wishlist). */
+export const Candidate = Type.Object(
+  {
+    artist: text('artist name'),
+    album: Type.Optional(text('album title')),
+    title: Type.Optional(text('track title (for type "track")')),
+    mbid: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'MusicBrainz release (or release-group) id' })),
+    type: Type.Optional(ItemType),
+    source: Type.Optional(text('where the candidate came from (e.g. listenbrainz, lastfm, manual)', 100)),
+    score: Type.Optional(Type.Number({ minimum: -1e9, maximum: 1e9, description: 'relevance; higher is better' })),
+    cover_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000, description: 'cover image URL' })),
+    year: Type.Optional(Type.Integer({ minimum: 0, maximum: 9999 })),
+  },
+  { additionalProperties: false, $id: 'Candidate' },
+);
+export type Candidate = Static<typeof Candidate>;
+
+export const QueueStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]);
+export type QueueStatus = Static<typeof QueueStatus>;
+
+export const QueueItem = Type.Object(
+  {
+    id: Type.String(),
+    artist: Type.String(),
+    album: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String()),
+    mbid: Type.Optional(Type.String()),
+    type: ItemType,
+    source: Type.String(),
+    score: Type.Optional(Type.Number()),
+    cover_url: Type.Optional(Type.String()),
+    year: Type.Optional(Type.Integer()),
+    status: QueueStatus,
+    added_at: Type.String(),
+    decided_at: Type.Optional(Type.String()),
+    decided_by: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false, $id: 'QueueItem' },
+);
+export type QueueItem = Static<typeof QueueItem>;

@@ -1,0 +1,33 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+import type { TSchema } from 'typebox';
+
+// The one place ajv instances are made. Bodies and config validate strictly with defaults applied; query and
+// path parameters arrive as strings, so their instance coerces types.
+function createAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, coerceTypes, verbose: true });
+  formats.default(ajv);
+  return ajv;
+}
+
+const strictAjv = createAjv(false);
+const coercingAjv = createAjv(true);
+
+export type Validator<T> = ValidateFunction<T>;
+export type SchemaErrors = ErrorObject[];
+
+/** Compiles a validator for bodies, config and responses (no type coercion). */
+export function compileStrict<T>(schema: TSchema): ValidateFunction<T> {
+  return strictAjv.compile<T>(withoutId(schema));
+}
+
+/** Compiles a validator for query and path parameters (strings coerced to the declared types). */
+export function compileCoercing<T>(schema: TSchema): ValidateFunction<T> {
+  return coercingAjv.compile<T>(withoutId(schema));
+}
+
+// `$id` names a schema in the OpenAPI document; ajv would reject compiling two schemas that embed the same one,
+// so the validators compile an id-less copy. `verbose` keeps the failing schema on each error, for messages.
+function withoutId(schema: TSchema): object {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value)));
+}

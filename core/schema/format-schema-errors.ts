@@ -1,0 +1,87 @@
+import type { SchemaErrors } from './ajv.js';
+
+/** One problem, located by a path a user recognises (`webhooks[0].timeout_ms`, `body.items[2].artist`). */
+export interface PathProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * Turns ajv errors into one readable line per problem. Union failures are collapsed into a single
+ * "must be one of" line instead of one line per branch; unknown keys and missing keys are named.
+ */
+export function formatSchemaErrors(errors: SchemaErrors | null | undefined, root = ''): PathProblem[] {
+  if (!errors) return [];
+  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath));
+  const problems: PathProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    if ([...unionPaths].some((union) => error.schemaPath !== union && error.schemaPath.startsWith(union.replace(/\/(anyOf|oneOf)$/, '/')))) {
+      continue; // a branch of a union: reported once by the union itself
+    }
+    const problem = describe(error, root);
+    const line = `${problem.path}\u0000${problem.message}`;
+    if (!seen.has(line)) {
+      seen.add(line);
+      problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+type AjvError = SchemaErrors[number];
+
+function describe(error: AjvError, root: string): PathProblem {
+  const at = joinPath(root, pointerToPath(error.instancePath));
+  const params: Record<string, unknown> = error.params;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return { path: at || '(root)', message: `unknown key "${String(params.additionalProperty)}"` };
+    case 'required':
+      return { path: joinPath(at, String(params.missingProperty)), message: 'is required' };
+    case 'anyOf':
+    case 'oneOf':
+      return { path: at || '(root)', message: describeUnion(error.schema) };
+    case 'enum':
+      return { path: at || '(root)', message: `must be one of ${listValues(params.allowedValues)}` };
+    case 'const':
+      return { path: at || '(root)', message: `must be ${JSON.stringify(params.allowedValue)}` };
+    case 'type':
+      return { path: at || '(root)', message: `must be ${article(String(params.type))}` };
+    default:
+      return { path: at || '(root)', message: error.message ?? `fails the ${error.keyword} rule` };
+  }
+}
+
+function describeUnion(branches: unknown): string {
+  if (Array.isArray(branches)) {
+    const consts = branches.map((b: unknown) => (b && typeof b === 'object' && 'const' in b ? b.const : undefined));
+    if (consts.length > 0 && consts.every((c) => c !== undefined)) return `must be one of ${listValues(consts)}`;
+  }
+  return 'does not match any allowed form';
+}
+
+function listValues(values: unknown): string {
+  return Array.isArray(values) ? values.map((v) => JSON.stringify(v)).join(', ') : String(values);
+}
+
+function article(type: string): string {
+  if (type === 'integer' || type === 'array' || type === 'object') return `an ${type}`;
+  return `a ${type}`;
+}
+
+/** `/webhooks/0/timeout_ms` → `webhooks[0].timeout_ms` */
+function pointerToPath(pointer: string): string {
+  if (!pointer) return '';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}
+
+export function joinPath(base: string, rest: string): string {
+  if (!base) return rest;
+  if (!rest) return base;
+  return rest.startsWith('[') ? `${base}${rest}` : `${base}.${rest}`;
+}

@@ -1,0 +1,52 @@
+import { access, constants, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { JsonDocument } from './json-document.js';
+
+/**
+ * The one owner of the data dir. Each concern lives in its own JSON file (so a library sync does not rewrite
+ * the queue, and a webhook attempt log does not rewrite the library); repositories ask for their document
+ * here and nothing else touches the files.
+ */
+export class Database {
+  private readonly documents = new Map<string, Pick<JsonDocument<unknown>, 'commit' | 'lastError'>>();
+  private readonly opening = new Map<string, Promise<unknown>>();
+
+  private constructor(readonly dir: string) {}
+
+  static async open(dir: string): Promise<Database> {
+    const absolute = resolve(dir);
+    await mkdir(absolute, { recursive: true });
+    return new Database(absolute);
+  }
+
+  /** The document stored as `<dir>/<name>.json`, created with `initial()` when the file does not exist yet. */
+  async document<T>(name: string, initial: () => T): Promise<JsonDocument<T>> {
+    if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`"${name}" is not a valid document name`);
+    const existing = this.opening.get(name);
+    if (existing) return existing as Promise<JsonDocument<T>>; // one document per name; T is the caller's contract
+    const opened = JsonDocument.open<T>(join(this.dir, `${name}.json`), initial).then((doc) => {
+      this.documents.set(name, doc);
+      return doc;
+    });
+    this.opening.set(name, opened);
+    return opened;
+  }
+
+  /** Waits until every document's pending writes are on disk. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.documents.values()].map((doc) => doc.commit()));
+  }
+
+  /** Why the store cannot be written right now, or undefined when it can. */
+  async writeProblem(): Promise<string | undefined> {
+    for (const doc of this.documents.values()) {
+      if (doc.lastError) return `last write failed: ${doc.lastError.message}`;
+    }
+    try {
+      await access(this.dir, constants.W_OK);
+      return undefined;
+    } catch (err: unknown) {
+      return `data dir ${this.dir} is not writable: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+}

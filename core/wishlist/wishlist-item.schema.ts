@@ -1,0 +1,24 @@
+import { Type, type Static } from 'typebox';
+import { ItemType } from '@crateflow/sdk';
+
+export const WishlistStatus = Type.Union([Type.Literal('wanted'), Type.Literal('downloading'), Type.Literal('downloaded'), Type.Literal('failed')]);
+export type WishlistStatus = Static<typeof WishlistStatus>;
+
+export const WishlistItem = Type.Object(
+  {
+    id: Type.String(),
+    artist: Type.String(),
+    album: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String()),
+    mbid: Type.Optional(Type.String()),
+    type: ItemType,
+    year: Type.Optional(Type.Integer()),
+    status: WishlistStatus,
+    added_at: Type.String(),
+    download_path: Type.Optional(Type.String()),
+    queue_id: Type.Optional(Type.String({ description: 'the queue item it was approved from' })),
+    not_before: Type.Optional(Type.String({ description: 'no download attempt before this time (after a search found nothing)' })),
+  },
+  { additionalProperties: false, $id: 'WishlistItem' },
+);
+export type WishlistItem = Static<typeof WishlistItem>;

@@ -1,0 +1,30 @@
+import type { Clock } from './clock.js';
+import type { HttpClient } from './http-client.js';
+import type { Logger } from './logger.js';
+import type { PluginStorage } from './plugin-storage.js';
+
+/**
+ * Everything a plugin gets from the server. A plugin never receives the server's internals (container,
+ * HTTP framework, database handles): only this.
+ *
+ * @example
+ * create: ({ config, log, http, storage, clock, signal }) => ({ … })
+ */
+export interface PluginContext<C> {
+  /** The plugin's config block, validated against its `configSchema` with defaults applied. */
+  readonly config: Readonly<C>;
+  /** A child logger tagged with the plugin name. */
+  readonly log: Logger;
+  /** Outbound HTTP with timeouts and the server's User-Agent. */
+  readonly http: HttpClient;
+  /** Persistent key/value storage, namespaced to this plugin. */
+  readonly storage: PluginStorage;
+  /** The clock to use for every timer and timestamp (tests substitute a manual one). */
+  readonly clock: Clock;
+  /** Aborted when the server shuts down. */
+  readonly signal: AbortSignal;
+  /** A new unique id (time-ordered, URL-safe). */
+  newId(): string;
+  /** The server's version, e.g. for a User-Agent of the plugin's own. */
+  readonly serverVersion: string;
+}

@@ -1,0 +1,68 @@
+import type { Static, TSchema } from 'typebox';
+import type { PluginContext } from './context.js';
+import type { AuthProvider } from './kinds/auth.js';
+import type { DownloadClient } from './kinds/download-client.js';
+import type { EventSink } from './kinds/event-sink.js';
+import type { LibraryBackend } from './kinds/library.js';
+
+/** The kinds of plugin the server knows. */
+export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink';
+
+/** Every plugin kind, for hosts and tools. */
+export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink'];
+
+/** The interface `create()` must return for each kind. */
+export interface KindContracts {
+  auth: AuthProvider;
+  'download-client': DownloadClient;
+  library: LibraryBackend;
+  'event-sink': EventSink;
+}
+
+/**
+ * What a plugin declares about itself. The server checks all of it before calling `create()`.
+ *
+ * @example
+ * { name: 'sink-ntfy', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: Config }
+ */
+export interface PluginManifest<K extends PluginKind = PluginKind, S extends TSchema = TSchema> {
+  /** Unique among loaded plugins; used in logs, errors and config messages. */
+  name: string;
+  kind: K;
+  /** The `PLUGIN_API_VERSION` the plugin was built against. */
+  apiVersion: number;
+  /** A typebox schema for the plugin's config block. Give every field a `description`. */
+  configSchema: S;
+  /** The plugin's own version (shown in `GET /api/v1/plugins`). */
+  version?: string;
+}
+
+/**
+ * A plugin: a manifest plus a factory. This is the default export of a plugin module.
+ *
+ * @example
+ * export default definePlugin({ manifest, create: (ctx) => ({ deliver: async (event) => … }) });
+ */
+export interface PluginDefinition<K extends PluginKind = PluginKind, S extends TSchema = TSchema> {
+  manifest: PluginManifest<K, S>;
+  create(context: PluginContext<Static<S>>): KindContracts[K] | Promise<KindContracts[K]>;
+}
+
+/**
+ * Declares a plugin with full type inference: the config type comes from `configSchema`, the return type
+ * from `kind`.
+ *
+ * @example
+ * import { definePlugin, PLUGIN_API_VERSION, Type } from '@crateflow/sdk';
+ * const Config = Type.Object({ topic_url: Type.String({ format: 'uri', description: 'ntfy topic' }) },
+ *   { additionalProperties: false });
+ * export default definePlugin({
+ *   manifest: { name: 'sink-ntfy', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: Config },
+ *   create: ({ config, http }) => ({
+ *     deliver: async (event) => { await http.request({ url: config.topic_url, method: 'POST', body: event.type }); },
+ *   }),
+ * });
+ */
+export function definePlugin<K extends PluginKind, S extends TSchema>(def: PluginDefinition<K, S>): PluginDefinition<K, S> {
+  return def;
+}

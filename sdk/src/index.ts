@@ -1,0 +1,24 @@
+// The public surface of @crateflow/sdk. Every export here is a promise we keep within a major version.
+export { PLUGIN_API_VERSION } from './api-version.js';
+export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
+export type { PluginKind, PluginManifest, PluginDefinition, KindContracts } from './define-plugin.js';
+export type { PluginContext } from './context.js';
+export type { Logger } from './logger.js';
+export type { PluginStorage } from './plugin-storage.js';
+export type { JsonValue } from './json-value.js';
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { createHttpClient } from './http-client.js';
+export type { HttpClient, HttpClientOptions, HttpRequest, HttpResponse } from './http-client.js';
+export { RetryLaterError, CredentialsError, NotFoundError, HttpRequestError } from './errors.js';
+export { DomainEvent, EventType, EVENT_TYPES, ItemType, WantedItem, DownloadState, DownloadUpdate, LibraryAlbum, Role } from './records.js';
+export type { AuthProvider, AuthRequest, Identity } from './kinds/auth.js';
+export type { DownloadClient } from './kinds/download-client.js';
+export type { LibraryBackend } from './kinds/library.js';
+export type { EventSink } from './kinds/event-sink.js';
+export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
+export { normalizeName, albumKey } from './normalize-name.js';
+/** typebox, re-exported so plugins build their config schemas with the same copy the server validates with. */
+export { Type } from 'typebox';
+export type { Static, TSchema } from 'typebox';
+export { hashSecret, verifySecret, isSecretHash } from './secret-hash.js';

@@ -1,0 +1,55 @@
+import type { Role } from '../records.js';
+import type { PluginLifecycle } from './plugin-lifecycle.js';
+
+/**
+ * What an auth plugin sees of an HTTP request. Header names are lower-case. `peer_address` is the TCP peer
+ * (never a forwarded-for header); `secure` is true when the request reached the server over TLS, or over https
+ * through a trusted proxy.
+ */
+export interface AuthRequest {
+  method: string;
+  path: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  peer_address: string;
+  secure: boolean;
+  /** The session cookie's value, when the request carried one. */
+  session_token?: string;
+}
+
+/**
+ * Who made a request. `name` is recorded as `decided_by`. `role` is the role the plugin grants; the server
+ * maps `groups` through `ui.auth.roles` when `role` is absent.
+ *
+ * @example
+ * { name: 'alice', display_name: 'Alice', email: 'alice@example.com', groups: ['music'], via: 'proxy' }
+ */
+export interface Identity {
+  name: string;
+  display_name?: string;
+  email?: string;
+  groups: string[];
+  role?: Role;
+  via: 'session' | 'basic' | 'proxy' | 'api-key';
+}
+
+/**
+ * An auth plugin (kind `auth`). `authenticate()` returns the identity carried by a request, or null.
+ * Plugins that run a login form also implement `login()`/`logout()`; sessions live in plugin storage.
+ *
+ * @example
+ * create: () => ({ type: 'proxy', async authenticate(req) {
+ *   const user = req.headers['remote-user'];
+ *   return user ? { name: user, groups: [], via: 'proxy' } : null;
+ * } })
+ */
+export interface AuthProvider extends PluginLifecycle {
+  /** The mode reported by `/api/v1/auth/info` (`basic`, `proxy`, …). */
+  readonly type: string;
+  /** The `WWW-Authenticate` value for a 401 (e.g. `Basic realm="crateflow"`). */
+  readonly challenge?: string;
+  authenticate(req: AuthRequest): Promise<Identity | null>;
+  /** Checks a username and password; returns a new session token and the identity, or null when wrong. */
+  login?(credentials: { username: string; password: string }, req: AuthRequest): Promise<{ session_token: string; identity: Identity } | null>;
+  /** Ends a session (no error when it does not exist). */
+  logout?(session_token: string): Promise<void>;
+}

@@ -1,0 +1,47 @@
+/**
+ * The one definition of "the same name" used everywhere an artist or album is matched: de-duplicating the
+ * queue, matching wishlist items against a library, and matching blackhole folders.
+ */
+
+// A trailing bracket group is an edition marker when it holds one of these words, or only a year.
+const EDITION_WORDS =
+  /\b(deluxe|edition|remaster(ed)?|expanded|anniversary|bonus|reissue|special|collector'?s?|legacy|version|explicit|clean|mono|stereo|super)\b/i;
+const YEAR_ONLY = /^\s*\d{4}\s*$/;
+const TRAILING_GROUP = /\s*[([{]([^()[\]{}]*)[)\]}]\s*$/;
+
+/**
+ * Reduces an artist or album name to a comparison key: case, accents, punctuation, a leading "The", `&` vs
+ * `and`, and trailing edition suffixes such as "(Deluxe Edition)" or "[Remastered 2011]" are ignored.
+ *
+ * @example
+ * normalizeName('The Beatles') === normalizeName('beatles')                              // true
+ * normalizeName('Abbey Road (Remastered 2019)') === normalizeName('Abbey Road')          // true
+ * normalizeName('Sigur Rós') === normalizeName('Sigur Ros')                              // true
+ */
+export function normalizeName(name: string): string {
+  let text = name.normalize('NFKD').replace(/\p{M}+/gu, '');
+  for (let match = TRAILING_GROUP.exec(text); match; match = TRAILING_GROUP.exec(text)) {
+    const inner = match[1] ?? '';
+    if (!EDITION_WORDS.test(inner) && !YEAR_ONLY.test(inner)) break;
+    text = text.slice(0, match.index);
+  }
+  const words = text
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/['’`]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+  const key = words.replace(/^the /, '');
+  // A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable.
+  return key.length > 0 ? key : name.trim().toLowerCase();
+}
+
+/**
+ * The key that identifies an album by name: normalised artist and album joined.
+ *
+ * @example
+ * albumKey('The National', 'Boxer (Deluxe Edition)') === albumKey('National', 'boxer')   // true
+ */
+export function albumKey(artist: string, album: string): string {
+  return `${normalizeName(artist)}\u241f${normalizeName(album)}`;
+}

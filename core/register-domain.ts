@@ -1,14 +1,58 @@
 import type { DependencyContainer } from 'tsyringe';
+import type { AppConfig } from './config/app-config.schema.js';
+import { parseDuration } from './config/parse-duration.js';
+import { Tokens } from './di/tokens.js';
+import { DownloadService } from './downloads/download-service.js';
+import { downloadRoutes } from './downloads/downloads.routes.js';
 import type { RouteSpec } from './http/route.js';
+import { JobLog } from './jobs/job-log.js';
+import { JobScheduler } from './jobs/job-scheduler.js';
+import { emptyLibraryData, LibraryCatalog, type LibraryData } from './library/library-catalog.js';
+import { LibraryService } from './library/library-service.js';
+import { libraryRoutes } from './library/library.routes.js';
+import { KnownAlbums } from './queue/known-albums.js';
+import { QueueService } from './queue/queue-service.js';
+import { queueRoutes } from './queue/queue.routes.js';
+import { CoreStore } from './storage/core-store.js';
 import type { Database } from './storage/database.js';
+import { WishlistService } from './wishlist/wishlist-service.js';
+import { wishlistRoutes } from './wishlist/wishlist.routes.js';
 
 /** Part of the composition root: the domain services, their routes and their background work. */
-export async function registerDomain(_container: DependencyContainer, _database: Database): Promise<void> {}
-
-export function domainRoutes(_container: DependencyContainer): RouteSpec[] {
-  return [];
+export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
+  const libraryDoc = await database.document<LibraryData>('library', emptyLibraryData);
+  container.register(LibraryCatalog, { useValue: new LibraryCatalog(libraryDoc) });
+  container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore).data) });
+  container.registerSingleton(JobLog);
+  container.registerSingleton(JobScheduler);
+  container.registerSingleton(QueueService);
+  container.registerSingleton(WishlistService);
+  container.registerSingleton(DownloadService);
+  container.registerSingleton(LibraryService);
 }
 
-export function startDomain(_container: DependencyContainer): void {}
+export function domainRoutes(container: DependencyContainer): RouteSpec[] {
+  const downloads = container.resolve(DownloadService);
+  return [
+    ...queueRoutes(container.resolve(QueueService)),
+    ...wishlistRoutes(container.resolve(WishlistService), downloads),
+    ...downloadRoutes(downloads),
+    ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),
+  ];
+}
 
-export async function stopDomain(_container: DependencyContainer): Promise<void> {}
+/** Starts the periodic work: download polling and the scheduled library sync. */
+export function startDomain(container: DependencyContainer): void {
+  const config = container.resolve<AppConfig>(Tokens.Config);
+  const scheduler = container.resolve(JobScheduler);
+  const downloads = container.resolve(DownloadService);
+  const library = container.resolve(LibraryService);
+  scheduler.every('download_poll', parseDuration(config.download_client.poll_interval), () => downloads.tick(), 0);
+  scheduler.every('library_sync', parseDuration(config.library.sync_interval), async () => {
+    await (await library.startSync('schedule')).done;
+  });
+}
+
+export async function stopDomain(container: DependencyContainer): Promise<void> {
+  await container.resolve(JobScheduler).stop();
+}

@@ -28,6 +28,9 @@ export function compileCoercing<T>(schema: TSchema): ValidateFunction<T> {
 
 // `$id` names a schema in the OpenAPI document; ajv would reject compiling two schemas that embed the same one,
 // so the validators compile an id-less copy. `verbose` keeps the failing schema on each error, for messages.
+// A `default` on the root schema means nothing to ajv (strict mode rejects it); callers apply it themselves.
 function withoutId(schema: TSchema): object {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value)));
+  const copy = JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value)));
+  delete copy.default;
+  return copy;
 }

@@ -8,6 +8,9 @@ const EDITION_WORDS =
   /\b(deluxe|edition|remaster(ed)?|expanded|anniversary|bonus|reissue|special|collector'?s?|legacy|version|explicit|clean|mono|stereo|super)\b/i;
 const YEAR_ONLY = /^\s*\d{4}\s*$/;
 const TRAILING_GROUP = /\s*[([{]([^()[\]{}]*)[)\]}]\s*$/;
+// Letters that Unicode does not decompose into a base letter plus accents.
+const FOLD: Record<string, string> = { æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', ø: 'o', Ø: 'o', ß: 'ss', đ: 'd', Đ: 'd', ł: 'l', Ł: 'l', þ: 'th', Þ: 'th', ð: 'd', Ð: 'd', ı: 'i' };
+const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 
 /**
  * Reduces an artist or album name to a comparison key: case, accents, punctuation, a leading "The", `&` vs
@@ -19,7 +22,7 @@ const TRAILING_GROUP = /\s*[([{]([^()[\]{}]*)[)\]}]\s*$/;
  * normalizeName('Sigur Rós') === normalizeName('Sigur Ros')                              // true
  */
 export function normalizeName(name: string): string {
-  let text = name.normalize('NFKD').replace(/\p{M}+/gu, '');
+  let text = name.normalize('NFKD').replace(/\p{M}+/gu, '').replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
   for (let match = TRAILING_GROUP.exec(text); match; match = TRAILING_GROUP.exec(text)) {
     const inner = match[1] ?? '';
     if (!EDITION_WORDS.test(inner) && !YEAR_ONLY.test(inner)) break;

@@ -1,0 +1,227 @@
+import { inject, injectable } from 'tsyringe';
+import { CredentialsError, DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
+import type { AppConfig } from '../config/app-config.schema.js';
+import { Tokens } from '../di/tokens.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { JobLog } from '../jobs/job-log.js';
+import { guardPluginCall } from '../plugins/guard-plugin-call.js';
+import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
+import { compileStrict } from '../schema/ajv.js';
+import { formatSchemaErrors } from '../schema/format-schema-errors.js';
+import { CoreStore } from '../storage/core-store.js';
+import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
+import type { Download } from './download.schema.js';
+
+const PLUGIN_CALL_TIMEOUT_MS = 60_000;
+const ACTIVE: ReadonlySet<Download['state']> = new Set(['queued', 'searching', 'downloading']);
+const checkUpdate = compileStrict<DownloadUpdate>(DownloadUpdate);
+
+/**
+ * Hands wanted items to the download client and follows each download to its end. One `tick()` (run by the
+ * scheduler every `download_client.poll_interval`) starts new downloads up to `max_active`, asks the client
+ * about each active one, and records every transition. `download_completed` fires exactly once per download,
+ * in the same commit that marks it completed.
+ */
+@injectable()
+export class DownloadService {
+  constructor(
+    @inject(CoreStore) private readonly store: CoreStore,
+    @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
+    @inject(JobLog) private readonly jobs: JobLog,
+    @inject(Tokens.Config) private readonly config: AppConfig,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.Log) private readonly log: Logger,
+    @inject(Tokens.NewId) private readonly newId: () => string,
+  ) {}
+
+  list(filter: { status?: Download['state']; limit: number; offset: number }) {
+    const all = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
+    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  }
+
+  async tick(): Promise<void> {
+    const client = this.plugins.downloadClient;
+    if (!client) return;
+    await this.startWanted(client);
+    const errors: string[] = [];
+    for (const download of Object.values(this.store.data.downloads)) {
+      if (!ACTIVE.has(download.state)) continue;
+      const item = this.store.data.wishlist[download.wishlist_id];
+      if (!item) continue;
+      const problem = download.client_ref === undefined ? await this.request(client, download, item) : await this.poll(client, download, item);
+      if (problem) errors.push(problem);
+    }
+    if (errors.length > 0) await this.jobs.recordFailure('download_poll', [...new Set(errors)].join('; '));
+  }
+
+  /** Puts a failed download back in line (409 unless it failed). */
+  async retry(id: string): Promise<Download> {
+    return this.store.mutate((data) => {
+      const download = data.downloads[id];
+      if (!download) throw new NotFoundError('download', id);
+      if (download.state !== 'failed') throw new ConflictError(`download "${id}" is ${download.state}; only failed downloads can be retried`, { state: download.state });
+      const item = data.wishlist[download.wishlist_id];
+      if (!item) throw new ConflictError(`download "${id}" belongs to a wishlist item that was removed`, { wishlist_id: download.wishlist_id });
+      Object.assign(download, { state: 'queued', progress: 0, attempts: download.attempts + 1, updated_at: this.now() });
+      delete download.client_ref;
+      delete download.error;
+      delete download.download_path;
+      item.status = 'downloading';
+      delete item.not_before;
+      return download;
+    });
+  }
+
+  /** Stops and forgets the downloads of a wishlist item that is being removed. */
+  async cancelFor(wishlistId: string): Promise<void> {
+    const client = this.plugins.downloadClient;
+    const mine = Object.values(this.store.data.downloads).filter((d) => d.wishlist_id === wishlistId);
+    for (const download of mine) {
+      const ref = download.client_ref;
+      if (client?.instance.cancel && ref !== undefined && ACTIVE.has(download.state)) {
+        const cancel = client.instance.cancel.bind(client.instance);
+        await guardPluginCall(client.name, 'cancel', PLUGIN_CALL_TIMEOUT_MS, () => cancel(ref)).catch((err: unknown) =>
+          this.log.warn({ err, download: download.id }, 'the download client could not cancel; the download is forgotten anyway'),
+        );
+      }
+    }
+    if (mine.length > 0) await this.store.mutate((data) => mine.forEach((d) => delete data.downloads[d.id]));
+  }
+
+  counts(): Record<Download['state'], number> {
+    const counts: Record<Download['state'], number> = { queued: 0, searching: 0, downloading: 0, completed: 0, failed: 0 };
+    for (const d of Object.values(this.store.data.downloads)) counts[d.state]++;
+    return counts;
+  }
+
+  private async startWanted(client: LoadedPluginOf<'download-client'>): Promise<void> {
+    const active = Object.values(this.store.data.downloads).filter((d) => ACTIVE.has(d.state)).length;
+    const room = this.config.download_client.max_active - active;
+    if (room <= 0) return;
+    const now = this.clock.now();
+    const due = Object.values(this.store.data.wishlist)
+      .filter((item) => item.status === 'wanted' && (!item.not_before || Date.parse(item.not_before) <= now))
+      .slice(0, room);
+    if (due.length === 0) return;
+    await this.store.mutate((data) => {
+      for (const item of due) {
+        const download: Download = {
+          id: this.newId(), wishlist_id: item.id, artist: item.artist, ...(item.album !== undefined ? { album: item.album } : {}),
+          client: client.name, state: 'queued', progress: 0, attempts: 1, created_at: this.now(), updated_at: this.now(),
+        };
+        data.downloads[download.id] = download;
+        const wanted = data.wishlist[item.id];
+        if (wanted) {
+          wanted.status = 'downloading';
+          delete wanted.not_before;
+        }
+      }
+    });
+  }
+
+  private async request(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
+    try {
+      const { ref } = await guardPluginCall(client.name, 'request', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.request(wantedItem(item)));
+      if (typeof ref !== 'string' || ref.length === 0) throw new Error(`plugin "${client.name}" returned no ref from request()`);
+      this.plugins.noteSuccess(client, new Date(this.clock.now()));
+      await this.store.mutate(() => {
+        download.client_ref = ref;
+        delete download.error;
+        download.updated_at = this.now();
+      });
+      return undefined;
+    } catch (err: unknown) {
+      return this.noteError(client, download, err);
+    }
+  }
+
+  private async poll(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
+    const ref = download.client_ref ?? '';
+    let update: DownloadUpdate;
+    try {
+      const answer: unknown = await guardPluginCall(client.name, 'status', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.status(ref, wantedItem(item)));
+      if (!checkUpdate(answer)) throw new Error(`plugin "${client.name}" returned a malformed status: ${formatSchemaErrors(checkUpdate.errors).map((p) => `${p.path} ${p.message}`).join(', ')}`);
+      if (answer.state === 'completed' && !answer.download_path) throw new Error(`plugin "${client.name}" reported completion without a download_path`);
+      update = answer;
+      this.plugins.noteSuccess(client, new Date(this.clock.now()));
+    } catch (err: unknown) {
+      return this.noteError(client, download, err);
+    }
+    await this.apply(download.id, update);
+    return undefined;
+  }
+
+  private async apply(downloadId: string, update: DownloadUpdate): Promise<void> {
+    const current = this.store.data.downloads[downloadId];
+    if (!current || !ACTIVE.has(current.state)) return;
+    const unchanged = current.state === update.state && current.progress === update.progress && current.error === update.error;
+    if (unchanged) return; // no commit for a poll that learned nothing
+    await this.store.mutate((data, emit) => {
+      const download = data.downloads[downloadId];
+      const item = download ? data.wishlist[download.wishlist_id] : undefined;
+      if (!download || !ACTIVE.has(download.state)) return;
+      download.state = update.state;
+      download.progress = update.state === 'completed' ? 1 : update.progress;
+      download.updated_at = this.now();
+      if (update.error !== undefined) download.error = update.error;
+      else delete download.error;
+      if (update.state === 'completed' && update.download_path) {
+        download.download_path = update.download_path;
+        if (item) {
+          item.status = 'downloaded';
+          item.download_path = update.download_path;
+        }
+        emit('download_completed', { artist: download.artist, album: download.album, mbid: item?.mbid, download_path: update.download_path });
+      } else if (update.state === 'failed' && item) {
+        if (update.retry_after_ms !== undefined) {
+          item.status = 'wanted';
+          item.not_before = new Date(this.clock.now() + update.retry_after_ms).toISOString();
+        } else {
+          item.status = 'failed';
+        }
+      }
+    });
+    if (update.state === 'completed') void this.refreshLibrary(update.download_path);
+  }
+
+  private async refreshLibrary(downloadPath: string | undefined): Promise<void> {
+    const library = this.plugins.library;
+    const refresh = library?.instance.refresh?.bind(library.instance);
+    if (!library || !refresh || !this.config.library.refresh_after_download) return;
+    await guardPluginCall(library.name, 'refresh', PLUGIN_CALL_TIMEOUT_MS, () => refresh(downloadPath ? { download_path: downloadPath } : {})).catch((err: unknown) =>
+      this.log.warn({ err }, 'the library backend could not start a rescan after a download'),
+    );
+  }
+
+  /** Keeps the download as it is, records why the client could not be reached, and says so in the log. */
+  private async noteError(client: LoadedPluginOf<'download-client'>, download: Download, err: unknown): Promise<string> {
+    this.plugins.noteFailure(client, err, new Date(this.clock.now()));
+    const message = err instanceof Error ? err.message : String(err);
+    const credentials = err instanceof Error && err.cause instanceof CredentialsError;
+    this.log[credentials ? 'error' : 'warn']({ err, download: download.id }, 'download client call failed; the download is kept and retried at the next poll');
+    if (download.error !== message) {
+      await this.store.mutate(() => {
+        download.error = message;
+        download.updated_at = this.now();
+      });
+    }
+    return message;
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}
+
+function wantedItem(item: WishlistItem): WantedItem {
+  return {
+    id: item.id,
+    artist: item.artist,
+    type: item.type,
+    ...(item.album !== undefined ? { album: item.album } : {}),
+    ...(item.title !== undefined ? { title: item.title } : {}),
+    ...(item.mbid !== undefined ? { mbid: item.mbid } : {}),
+    ...(item.year !== undefined ? { year: item.year } : {}),
+  };
+}

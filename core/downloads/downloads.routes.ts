@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import { DownloadState } from '@crateflow/sdk';
+import { route, type RouteSpec } from '../http/route.js';
+import { Download } from './download.schema.js';
+import type { DownloadService } from './download-service.js';
+
+/** The downloads API (CONTRACT §2). */
+export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
+  return [
+    route({
+      method: 'get', path: '/downloads', tag: 'downloads', access: 'viewer',
+      summary: 'Downloads, newest first',
+      query: Type.Object(
+        { status: Type.Optional(DownloadState), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
+        { additionalProperties: false },
+      ),
+      response: Type.Object({ items: Type.Array(Download), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+      handle: ({ query }) => downloads.list(query),
+    }),
+    route({
+      method: 'post', path: '/downloads/:id/retry', tag: 'downloads', access: 'approver', errors: [404, 409],
+      summary: 'Retry a failed download',
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) }),
+      response: Type.Object({ download: Download }),
+      handle: async ({ params }) => ({ download: await downloads.retry(params.id) }),
+    }),
+  ];
+}

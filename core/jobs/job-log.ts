@@ -1,0 +1,76 @@
+import { inject, injectable } from 'tsyringe';
+import type { Clock } from '@crateflow/sdk';
+import { Tokens } from '../di/tokens.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { CoreStore } from '../storage/core-store.js';
+import type { Job } from './job.schema.js';
+
+const KEEP_JOBS = 200;
+
+/** The record of background work (`GET /api/v1/jobs`): what ran, when, and how it ended. Old entries are pruned. */
+@injectable()
+export class JobLog {
+  constructor(
+    @inject(CoreStore) private readonly store: CoreStore,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.NewId) private readonly newId: () => string,
+  ) {}
+
+  async start(kind: string, trigger: Job['trigger']): Promise<Job> {
+    return this.store.mutate((data) => {
+      const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {} };
+      data.jobs[job.id] = job;
+      const ids = Object.keys(data.jobs);
+      for (const old of ids.slice(0, Math.max(0, ids.length - KEEP_JOBS))) delete data.jobs[old];
+      return job;
+    });
+  }
+
+  async finish(id: string, summary: Record<string, number>): Promise<void> {
+    await this.store.mutate((data) => {
+      const job = data.jobs[id];
+      if (!job) return;
+      job.status = 'completed';
+      job.finished_at = this.now();
+      job.summary = summary;
+    });
+  }
+
+  async fail(id: string, error: string, summary: Record<string, number> = {}): Promise<void> {
+    await this.store.mutate((data) => {
+      const job = data.jobs[id];
+      if (!job) return;
+      job.status = 'failed';
+      job.finished_at = this.now();
+      job.error = error;
+      job.summary = summary;
+    });
+  }
+
+  /** Records a failure of work that is not otherwise tracked as a job (a download poll, say). */
+  async recordFailure(kind: string, error: string): Promise<void> {
+    const job = await this.start(kind, 'schedule');
+    await this.fail(job.id, error);
+  }
+
+  get(id: string): Job {
+    const job = this.store.data.jobs[id];
+    if (!job) throw new NotFoundError('job', id);
+    return job;
+  }
+
+  list(filter: { kind?: string; status?: Job['status']; limit: number; offset: number }): { items: Job[]; total: number; limit: number; offset: number } {
+    const all = Object.values(this.store.data.jobs)
+      .filter((j) => (!filter.kind || j.kind === filter.kind) && (!filter.status || j.status === filter.status))
+      .reverse();
+    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  }
+
+  latest(kind: string): Job | undefined {
+    return Object.values(this.store.data.jobs).reverse().find((j) => j.kind === kind);
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}

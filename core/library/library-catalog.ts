@@ -1,0 +1,45 @@
+import type { LibraryAlbum } from '@crateflow/sdk';
+import type { JsonDocument } from '../storage/json-document.js';
+import { AlbumMatcher, type AlbumIdentity } from './library-index.js';
+
+/** `library.json`: the albums known from the last completed sync. */
+export interface LibraryData {
+  albums: LibraryAlbum[];
+  synced_at: string | null;
+}
+
+export const emptyLibraryData = (): LibraryData => ({ albums: [], synced_at: null });
+
+/** The albums the user owns, as of the last sync, with a matcher to ask "is this one of them?". */
+export class LibraryCatalog {
+  private readonly matcher = new AlbumMatcher();
+
+  constructor(private readonly doc: JsonDocument<LibraryData>) {
+    this.reindex();
+  }
+
+  get albums(): readonly LibraryAlbum[] {
+    return this.doc.data.albums;
+  }
+
+  get syncedAt(): string | null {
+    return this.doc.data.synced_at;
+  }
+
+  owns(item: AlbumIdentity): boolean {
+    return this.matcher.find(item) !== undefined;
+  }
+
+  /** Replaces the whole catalogue with a sync's result and persists it. */
+  async replace(albums: LibraryAlbum[], syncedAt: string): Promise<void> {
+    this.doc.data.albums = albums;
+    this.doc.data.synced_at = syncedAt;
+    this.reindex();
+    await this.doc.commit();
+  }
+
+  private reindex(): void {
+    this.matcher.clear();
+    this.doc.data.albums.forEach((album, i) => this.matcher.add(album, String(i)));
+  }
+}

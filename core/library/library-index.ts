@@ -1,0 +1,63 @@
+import { albumKey } from '@crateflow/sdk';
+
+/** What identifies an album for matching: its MusicBrainz id(s) when known, else normalised artist + album. */
+export interface AlbumIdentity {
+  artist: string;
+  album?: string;
+  title?: string;
+  mbid?: string;
+  release_group_mbid?: string;
+}
+
+/**
+ * Answers "do we already have this album?" for de-duplication and library matching, by `mbid` when both sides
+ * have one, else by normalised artist + album. The one implementation every matcher uses.
+ */
+export class AlbumMatcher {
+  private readonly byMbid = new Map<string, string>();
+  private readonly byName = new Map<string, string>();
+
+  /** Remembers `item` under `owner` (an id, or any label the caller wants back from `find`). */
+  add(item: AlbumIdentity, owner: string): void {
+    for (const mbid of mbidsOf(item)) this.byMbid.set(mbid, owner);
+    const name = nameKeyOf(item);
+    if (name) this.byName.set(name, owner);
+  }
+
+  remove(item: AlbumIdentity, owner: string): void {
+    for (const mbid of mbidsOf(item)) if (this.byMbid.get(mbid) === owner) this.byMbid.delete(mbid);
+    const name = nameKeyOf(item);
+    if (name && this.byName.get(name) === owner) this.byName.delete(name);
+  }
+
+  find(item: AlbumIdentity): string | undefined {
+    for (const mbid of mbidsOf(item)) {
+      const owner = this.byMbid.get(mbid);
+      if (owner !== undefined) return owner;
+    }
+    const name = nameKeyOf(item);
+    return name ? this.byName.get(name) : undefined;
+  }
+
+  clear(): void {
+    this.byMbid.clear();
+    this.byName.clear();
+  }
+
+  get size(): number {
+    return Math.max(this.byMbid.size, this.byName.size);
+  }
+}
+
+function mbidsOf(item: AlbumIdentity): string[] {
+  const ids: string[] = [];
+  if (item.mbid) ids.push(item.mbid.toLowerCase());
+  if (item.release_group_mbid) ids.push(item.release_group_mbid.toLowerCase());
+  return ids;
+}
+
+/** The name key: artist + album (or track title for a track without an album). */
+export function nameKeyOf(item: AlbumIdentity): string | undefined {
+  const second = item.album ?? item.title;
+  return second ? albumKey(item.artist, second) : undefined;
+}

@@ -1,0 +1,53 @@
+import { Type } from 'typebox';
+import { LibraryAlbum } from '@crateflow/sdk';
+import { route, type RouteSpec } from '../http/route.js';
+import { Job, JobStatus } from '../jobs/job.schema.js';
+import type { JobLog } from '../jobs/job-log.js';
+import type { LibraryService } from './library-service.js';
+
+const JobId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+
+/** Library sync, the album catalogue, and the job log (CONTRACT §2). */
+export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[] {
+  return [
+    route({
+      method: 'post', path: '/library/sync', tag: 'library', access: 'approver', status: 202,
+      summary: 'Start a library sync (or get the one already running)',
+      response: Type.Object({ job: Job }),
+      handle: async () => ({ job: (await library.startSync('manual')).job }),
+    }),
+    route({
+      method: 'get', path: '/library', tag: 'library', access: 'viewer',
+      summary: 'Albums known from the last sync',
+      query: Type.Object(
+        { q: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
+        { additionalProperties: false },
+      ),
+      response: Type.Object({
+        items: Type.Array(LibraryAlbum), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(),
+        synced_at: Type.Union([Type.String(), Type.Null()]),
+      }),
+      handle: ({ query }) => library.list(query),
+    }),
+    route({
+      method: 'get', path: '/jobs', tag: 'jobs', access: 'viewer',
+      summary: 'Background jobs, newest first (library syncs, failed download polls)',
+      query: Type.Object(
+        {
+          kind: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(JobStatus),
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+      response: Type.Object({ items: Type.Array(Job), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+      handle: ({ query }) => jobs.list(query),
+    }),
+    route({
+      method: 'get', path: '/jobs/:id', tag: 'jobs', access: 'viewer', errors: [404],
+      summary: 'One job with its status and summary',
+      params: Type.Object({ id: JobId }),
+      response: Job,
+      handle: ({ params }) => jobs.get(params.id),
+    }),
+  ];
+}

@@ -1,0 +1,86 @@
+import { normalizeName } from '@crateflow/sdk';
+import type { QueueItem } from './queue-item.schema.js';
+
+export type PendingSort = 'added_at' | 'score' | 'artist' | 'year';
+export type SortOrder = 'asc' | 'desc';
+export interface PendingFilter {
+  sort: PendingSort;
+  order: SortOrder;
+  source?: string;
+  q?: string;
+}
+
+const MAX_CACHED_VIEWS = 32;
+
+/**
+ * Sorted, filtered lists of pending queue items, computed once per change of the queue and reused by every
+ * page request until the next change, so paging through 10,000 items does not sort them on every request.
+ */
+export class PendingView {
+  private version = 0;
+  private cachedVersion = -1;
+  private readonly cache = new Map<string, QueueItem[]>();
+  private searchText = new WeakMap<QueueItem, string>();
+
+  constructor(private readonly items: () => Iterable<QueueItem>) {}
+
+  /** Call after any change to the queue. */
+  invalidate(): void {
+    this.version++;
+  }
+
+  list(filter: PendingFilter): readonly QueueItem[] {
+    if (this.cachedVersion !== this.version) {
+      this.cache.clear();
+      this.cachedVersion = this.version;
+    }
+    const key = `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}`;
+    let view = this.cache.get(key);
+    if (!view) {
+      view = this.compute(filter);
+      if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
+      this.cache.set(key, view);
+    }
+    return view;
+  }
+
+  private compute(filter: PendingFilter): QueueItem[] {
+    const terms = filter.q ? normalizeName(filter.q).split(' ').filter(Boolean) : [];
+    const matches: QueueItem[] = [];
+    for (const item of this.items()) {
+      if (item.status !== 'pending') continue;
+      if (filter.source !== undefined && item.source !== filter.source) continue;
+      if (terms.length > 0) {
+        const text = this.textOf(item);
+        if (!terms.every((t) => text.includes(t))) continue;
+      }
+      matches.push(item);
+    }
+    const direction = filter.order === 'asc' ? 1 : -1;
+    const compare = comparator(filter.sort);
+    // Ties break on id (time-ordered), so pages are stable.
+    return matches.sort((a, b) => direction * (compare(a, b) || a.id.localeCompare(b.id)));
+  }
+
+  private textOf(item: QueueItem): string {
+    let text = this.searchText.get(item);
+    if (text === undefined) {
+      text = ` ${normalizeName([item.artist, item.album ?? '', item.title ?? '', item.source].join(' '))} `;
+      this.searchText.set(item, text);
+    }
+    return text;
+  }
+}
+
+function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {
+  switch (sort) {
+    case 'added_at':
+      return (a, b) => a.added_at.localeCompare(b.added_at);
+    case 'score':
+      return (a, b) => (a.score ?? -Infinity) - (b.score ?? -Infinity) || 0;
+    case 'artist':
+      return (a, b) => a.artist.localeCompare(b.artist, undefined, { sensitivity: 'base' }) || (a.album ?? '').localeCompare(b.album ?? '');
+    case 'year':
+      return (a, b) => (a.year ?? 0) - (b.year ?? 0);
+  }
+}

@@ -1,0 +1,95 @@
+import { Type } from 'typebox';
+import { route, type RouteSpec } from '../http/route.js';
+import { Candidate, QueueItem } from './queue-item.schema.js';
+import type { QueueService } from './queue-service.js';
+
+const MAX_BATCH = 1000;
+const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'queue item id' });
+
+const BulkSelection = Type.Object(
+  {
+    ids: Type.Optional(Type.Array(Id, { maxItems: 10000, description: 'queue item ids' })),
+    mbids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10000, description: 'MusicBrainz ids of pending items' })),
+  },
+  { additionalProperties: false },
+);
+const ApproveSelection = Type.Object(
+  {
+    ...BulkSelection.properties,
+    all: Type.Optional(Type.Boolean({ description: 'approve every pending item' })),
+  },
+  { additionalProperties: false },
+);
+const BulkResult = Type.Object(
+  { success: Type.Boolean(), count: Type.Integer({ minimum: 0 }), message: Type.String() },
+  { $id: 'BulkDecisionResult' },
+);
+const PendingQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
+    sort: Type.Union([Type.Literal('added_at'), Type.Literal('score'), Type.Literal('artist'), Type.Literal('year')], { default: 'added_at' }),
+    order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
+    source: Type.Optional(Type.String({ maxLength: 100, description: 'only items from this source' })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'words that must all appear in artist, album, title or source' })),
+  },
+  { additionalProperties: false },
+);
+const PendingPage = Type.Object(
+  { items: Type.Array(QueueItem), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'PendingPage' },
+);
+
+/** The queue API (CONTRACT §2 "Queue"). */
+export function queueRoutes(queue: QueueService): RouteSpec[] {
+  return [
+    route({
+      method: 'get', path: '/queue/pending', tag: 'queue', access: 'viewer',
+      summary: 'Pending candidates, paged, sorted and filtered',
+      query: PendingQuery,
+      response: PendingPage,
+      handle: ({ query }) => queue.listPending(query),
+    }),
+    route({
+      method: 'post', path: '/queue', tag: 'queue', access: 'approver', status: 201,
+      summary: 'Add one candidate or up to 1000; duplicates of queued, wishlisted or owned albums are skipped',
+      body: Type.Union([Candidate, Type.Array(Candidate, { minItems: 1, maxItems: MAX_BATCH })]),
+      response: Type.Object({ items: Type.Array(QueueItem), duplicates: Type.Integer() }),
+      handle: ({ body }) => queue.add(Array.isArray(body) ? body : [body]),
+    }),
+    route({
+      method: 'post', path: '/queue/approve', tag: 'queue', access: 'approver',
+      summary: 'Approve pending items onto the wishlist (by ids, mbids, or all)',
+      body: ApproveSelection,
+      response: BulkResult,
+      handle: async ({ body, identity }) => {
+        const count = await queue.decideMany(body, 'approved', identity);
+        return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}` };
+      },
+    }),
+    route({
+      method: 'post', path: '/queue/reject', tag: 'queue', access: 'approver',
+      summary: 'Reject pending items (by ids or mbids)',
+      body: BulkSelection,
+      response: BulkResult,
+      handle: async ({ body, identity }) => {
+        const count = await queue.decideMany(body, 'rejected', identity);
+        return { success: true, count, message: `Rejected ${count} item${count === 1 ? '' : 's'}` };
+      },
+    }),
+    route({
+      method: 'post', path: '/queue/:id/approve', tag: 'queue', access: 'approver', errors: [404, 409],
+      summary: 'Approve one pending item',
+      params: Type.Object({ id: Id }),
+      response: Type.Object({ item: QueueItem }),
+      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'approved', identity) }),
+    }),
+    route({
+      method: 'post', path: '/queue/:id/reject', tag: 'queue', access: 'approver', errors: [404, 409],
+      summary: 'Reject one pending item',
+      params: Type.Object({ id: Id }),
+      response: Type.Object({ item: QueueItem }),
+      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'rejected', identity) }),
+    }),
+  ];
+}

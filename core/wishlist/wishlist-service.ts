@@ -1,0 +1,71 @@
+import { inject, injectable } from 'tsyringe';
+import type { Clock } from '@crateflow/sdk';
+import { Tokens } from '../di/tokens.js';
+import { ConflictError } from '../errors/conflict-error.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { LibraryCatalog } from '../library/library-catalog.js';
+import { KnownAlbums } from '../queue/known-albums.js';
+import type { Candidate } from '../queue/queue-item.schema.js';
+import { CoreStore } from '../storage/core-store.js';
+import type { WishlistItem, WishlistStatus } from './wishlist-item.schema.js';
+
+/** The wishlist: what the user wants downloaded, from approvals or added directly. */
+@injectable()
+export class WishlistService {
+  constructor(
+    @inject(CoreStore) private readonly store: CoreStore,
+    @inject(KnownAlbums) private readonly known: KnownAlbums,
+    @inject(LibraryCatalog) private readonly library: LibraryCatalog,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.NewId) private readonly newId: () => string,
+  ) {}
+
+  list(filter: { limit: number; offset: number; status?: WishlistStatus }): { items: WishlistItem[]; total: number; limit: number; offset: number } {
+    const all = Object.values(this.store.data.wishlist).filter((item) => !filter.status || item.status === filter.status);
+    all.reverse(); // newest first; ids are time-ordered and objects keep insertion order
+    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  }
+
+  /** Adds an item directly (skipping the queue). 409 when it is already wanted or owned. */
+  async add(candidate: Candidate): Promise<WishlistItem> {
+    const existing = this.known.find(candidate);
+    if (existing?.startsWith('wishlist:')) {
+      throw new ConflictError('this album is already on the wishlist', { wishlist_id: existing.slice('wishlist:'.length) });
+    }
+    if (this.library.owns(candidate)) throw new ConflictError('this album is already in the library', {});
+    return this.store.mutate((data) => {
+      const item: WishlistItem = {
+        id: this.newId(),
+        artist: candidate.artist,
+        ...(candidate.album !== undefined ? { album: candidate.album } : {}),
+        ...(candidate.title !== undefined ? { title: candidate.title } : {}),
+        ...(candidate.mbid !== undefined ? { mbid: candidate.mbid } : {}),
+        ...(candidate.year !== undefined ? { year: candidate.year } : {}),
+        type: candidate.type ?? (candidate.album || !candidate.title ? 'album' : 'track'),
+        status: 'wanted',
+        added_at: new Date(this.clock.now()).toISOString(),
+      };
+      data.wishlist[item.id] = item;
+      this.known.addWanted(item);
+      return item;
+    });
+  }
+
+  /** Removes an item (and forgets its downloads); fires `wishlist_removed`. */
+  async remove(id: string): Promise<WishlistItem> {
+    return this.store.mutate((data, emit) => {
+      const item = data.wishlist[id];
+      if (!item) throw new NotFoundError('wishlist item', id);
+      delete data.wishlist[id];
+      this.known.removeWanted(item);
+      emit('wishlist_removed', { artist: item.artist, album: item.album, mbid: item.mbid });
+      return item;
+    });
+  }
+
+  counts(): Record<WishlistStatus, number> {
+    const counts: Record<WishlistStatus, number> = { wanted: 0, downloading: 0, downloaded: 0, failed: 0 };
+    for (const item of Object.values(this.store.data.wishlist)) counts[item.status]++;
+    return counts;
+  }
+}

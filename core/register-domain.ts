@@ -29,6 +29,7 @@ export async function registerDomain(container: DependencyContainer, database: D
   container.registerSingleton(WishlistService);
   container.registerSingleton(DownloadService);
   container.registerSingleton(LibraryService);
+  await container.resolve(JobLog).failInterrupted();
 }
 
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
@@ -53,6 +54,9 @@ export function startDomain(container: DependencyContainer): void {
   });
 }
 
+/** Stops the periodic work and waits for what is running, a sync started by a request included. */
 export async function stopDomain(container: DependencyContainer): Promise<void> {
   await container.resolve(JobScheduler).stop();
+  await container.resolve(LibraryService).stop();
+  await container.resolve(LibraryService).whenIdle();
 }

@@ -64,7 +64,8 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
 }
 
 function applyEnvOverrides(config: unknown, env: NodeJS.ProcessEnv, problems: PathProblem[]): unknown {
-  if (env.PORT === undefined || config === null || typeof config !== 'object' || Array.isArray(config)) return config;
+  // An empty PORT (PORT= in an env file) means unset.
+  if (!env.PORT || config === null || typeof config !== 'object' || Array.isArray(config)) return config;
   const port = Number(env.PORT);
   if (!/^[0-9]+$/.test(env.PORT) || port > 65535) {
     problems.push({ path: 'PORT (environment)', message: `must be a port number 0..65535, got "${env.PORT}"` });

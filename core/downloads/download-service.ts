@@ -60,13 +60,10 @@ export class DownloadService {
     return this.store.mutate((data) => {
       const download = data.downloads[id];
       if (!download) throw new NotFoundError('download', id);
-      if (download.state !== 'failed') throw new ConflictError(`download "${id}" is ${download.state}; only failed downloads can be retried`, { state: download.state });
+      if (download.state !== 'failed') throw new ConflictError(`download "${id}" is ${download.state}; only failed downloads can be retried`, { current_state: download.state });
       const item = data.wishlist[download.wishlist_id];
       if (!item) throw new ConflictError(`download "${id}" belongs to a wishlist item that was removed`, { wishlist_id: download.wishlist_id });
-      Object.assign(download, { state: 'queued', progress: 0, attempts: download.attempts + 1, updated_at: this.now() });
-      delete download.client_ref;
-      delete download.error;
-      delete download.download_path;
+      this.restart(download, this.plugins.downloadClient?.name ?? download.client);
       item.status = 'downloading';
       delete item.not_before;
       return download;
@@ -106,16 +103,22 @@ export class DownloadService {
     if (due.length === 0) return;
     await this.store.mutate((data) => {
       for (const item of due) {
+        const wanted = data.wishlist[item.id];
+        if (!wanted) continue;
+        wanted.status = 'downloading';
+        delete wanted.not_before;
+        // An item back from "failed, try again later" reuses its download, so hourly retries of an album
+        // nobody shares do not pile up one failed record per attempt.
+        const previous = Object.values(data.downloads).find((d) => d.wishlist_id === item.id && d.state === 'failed');
+        if (previous) {
+          this.restart(previous, client.name);
+          continue;
+        }
         const download: Download = {
           id: this.newId(), wishlist_id: item.id, artist: item.artist, ...(item.album !== undefined ? { album: item.album } : {}),
           client: client.name, state: 'queued', progress: 0, attempts: 1, created_at: this.now(), updated_at: this.now(),
         };
         data.downloads[download.id] = download;
-        const wanted = data.wishlist[item.id];
-        if (wanted) {
-          wanted.status = 'downloading';
-          delete wanted.not_before;
-        }
       }
     });
   }
@@ -192,6 +195,14 @@ export class DownloadService {
     await guardPluginCall(library.name, 'refresh', PLUGIN_CALL_TIMEOUT_MS, () => refresh(downloadPath ? { download_path: downloadPath } : {})).catch((err: unknown) =>
       this.log.warn({ err }, 'the library backend could not start a rescan after a download'),
     );
+  }
+
+  /** Puts a download back at the start, as a new attempt. Call inside a store mutation. */
+  private restart(download: Download, client: string): void {
+    Object.assign(download, { client, state: 'queued', progress: 0, attempts: download.attempts + 1, updated_at: this.now() });
+    delete download.client_ref;
+    delete download.error;
+    delete download.download_path;
   }
 
   /** Keeps the download as it is, records why the client could not be reached, and says so in the log. */

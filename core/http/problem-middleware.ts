@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { AppError } from '../errors/app-error.js';
+import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 
 export const PROBLEM_TYPE_PREFIX = 'urn:crateflow:problem:';
@@ -52,9 +53,11 @@ export function problemDetails() {
     } catch (err: unknown) {
       const instance = ctx.path;
       if (err instanceof AppError) {
-        const problem: Problem = { type: PROBLEM_TYPE_PREFIX + err.code, title: err.title, status: err.status, instance };
-        if (err.status < 500) Object.assign(problem, { detail: err.message }, err.extensions());
+        // Extensions come first so they can never overwrite the standard members.
+        const extensions = err.status < 500 ? { ...err.extensions(), detail: err.message } : {};
+        const problem: Problem = { ...extensions, type: PROBLEM_TYPE_PREFIX + err.code, title: err.title, status: err.status, instance };
         if (err instanceof UnauthorizedError) ctx.set('WWW-Authenticate', err.challenge);
+        if (err instanceof MethodNotAllowedError && err.allowed) ctx.set('Allow', err.allowed);
         if (err.status >= 500) ctx.app.emit('error', err, ctx);
         sendProblem(ctx, problem);
         return;

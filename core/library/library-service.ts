@@ -14,6 +14,12 @@ import { LibraryCatalog } from './library-catalog.js';
 const checkAlbum = compileStrict<LibraryAlbum>(LibraryAlbum);
 const SYNC_JOB = 'library_sync';
 
+interface RunningSync {
+  job: Job;
+  /** Settles when the sync has ended and its job is recorded as completed or failed; never rejects. */
+  done: Promise<void>;
+}
+
 /**
  * Library sync: reads every album from the library backend, page by page, replaces the catalogue, and removes
  * the wishlist items the user now owns (firing `wishlist_removed` for each). Only one sync runs at a time: a
@@ -21,7 +27,7 @@ const SYNC_JOB = 'library_sync';
  */
 @injectable()
 export class LibraryService {
-  private running: { job: Job; done: Promise<void> } | undefined;
+  private running: Promise<RunningSync> | undefined;
 
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
@@ -35,15 +41,34 @@ export class LibraryService {
   ) {}
 
   /** Starts a sync (or returns the one already running) without waiting for it. */
-  async startSync(trigger: Job['trigger']): Promise<{ job: Job; done: Promise<void> }> {
-    if (this.running) return this.running;
-    if (!this.plugins.library) throw new ServiceUnavailableError('no library backend is configured');
+  async startSync(trigger: Job['trigger']): Promise<RunningSync> {
+    if (!this.running) {
+      if (!this.plugins.library) throw new ServiceUnavailableError('no library backend is configured');
+      // Claimed before the first await, so two requests arriving together share one sync.
+      const starting = this.begin(trigger);
+      this.running = starting;
+      starting.catch((err: unknown) => {
+        // The caller that asked for this sync gets the error; only the claim must go, so a later request can try.
+        this.log.debug({ err }, 'library sync could not start');
+        if (this.running === starting) this.running = undefined;
+      });
+    }
+    return this.running;
+  }
+
+  /** Waits for a running sync to end (on shutdown, so its job is recorded before the store closes). */
+  async whenIdle(): Promise<void> {
+    // A sync that could not start has no work left; its error went to the request that asked for it.
+    const sync = await this.running?.catch(() => undefined);
+    await sync?.done;
+  }
+
+  private async begin(trigger: Job['trigger']): Promise<RunningSync> {
     const job = await this.jobs.start(SYNC_JOB, trigger);
     const done = this.sync(job.id).finally(() => {
       this.running = undefined;
     });
-    this.running = { job, done };
-    return this.running;
+    return { job, done };
   }
 
   list(filter: { q?: string; limit: number; offset: number }) {
@@ -52,15 +77,21 @@ export class LibraryService {
       ? this.catalog.albums
       : this.catalog.albums.filter((a) => {
           const text = ` ${normalizeName(`${a.artist} ${a.album}`)} `;
-          return terms.every((t) => text.includes(t));
+          return terms.every((t) => text.includes(` ${t}`)); // word prefixes, as in the pending queue
         });
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset, synced_at: this.catalog.syncedAt };
+  }
+
+  /** Waits for a running sync to notice the shutdown signal and end. */
+  async stop(): Promise<void> {
+    await this.running?.done;
   }
 
   lastSync(): Job | undefined {
     return this.jobs.latest(SYNC_JOB);
   }
 
+  /** Runs one sync to its end; every outcome, even a store that cannot be written, ends up logged, never thrown. */
   private async sync(jobId: string): Promise<void> {
     const library = this.plugins.library;
     if (!library) return;
@@ -80,14 +111,26 @@ export class LibraryService {
       const failure = new PluginError(library.name, 'albums', { cause: err });
       this.plugins.noteFailure(library, failure, new Date(this.clock.now()));
       this.log.error({ err: failure }, 'library sync failed; the previous catalogue is kept');
-      await this.jobs.fail(jobId, failure.message, { albums: albums.length });
+      await this.fail(jobId, failure.message, { albums: albums.length });
       return;
     }
     if (malformed > 0) this.log.warn({ plugin: library.name, malformed }, 'the library backend returned albums without artist or album; they were skipped');
-    await this.catalog.replace(albums, new Date(this.clock.now()).toISOString());
-    const removed = await this.removeOwned();
-    await this.jobs.finish(jobId, { albums: albums.length, removed, skipped: malformed });
-    this.log.info({ albums: albums.length, removed }, 'library sync finished');
+    try {
+      await this.catalog.replace(albums, new Date(this.clock.now()).toISOString());
+      const removed = await this.removeOwned();
+      await this.jobs.finish(jobId, { albums: albums.length, removed, skipped: malformed });
+      this.log.info({ albums: albums.length, removed }, 'library sync finished');
+    } catch (err: unknown) {
+      this.log.error({ err }, 'library sync could not save its result');
+      await this.fail(jobId, `the sync result could not be saved: ${err instanceof Error ? err.message : String(err)}`, { albums: albums.length });
+    }
+  }
+
+  private async fail(jobId: string, error: string, summary: Record<string, number>): Promise<void> {
+    await this.jobs.fail(jobId, error, summary).catch((err: unknown) =>
+      // Safe to go on: a job left "running" is marked interrupted at the next start (JobLog.failInterrupted).
+      this.log.error({ err, job: jobId }, 'could not record the library sync as failed'),
+    );
   }
 
   private async removeOwned(): Promise<number> {

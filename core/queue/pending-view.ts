@@ -52,7 +52,7 @@ export class PendingView {
       if (filter.source !== undefined && item.source !== filter.source) continue;
       if (terms.length > 0) {
         const text = this.textOf(item);
-        if (!terms.every((t) => text.includes(t))) continue;
+        if (!terms.every((t) => text.includes(` ${t}`))) continue; // word prefixes: "low" finds Low, not Slowdive
       }
       matches.push(item);
     }

@@ -102,7 +102,8 @@ export class QueueService {
       const found = data.queue[id];
       if (!found) throw new NotFoundError('queue item', id);
       if (found.status !== 'pending') {
-        throw new ConflictError(`queue item "${id}" is already ${found.status}`, { id, status: found.status });
+        // `item_status`, not `status`: extensions share the problem object, whose `status` is the HTTP status.
+        throw new ConflictError(`queue item "${id}" is already ${found.status}`, { id, item_status: found.status });
       }
       this.apply(data, emit, found, decision, identity);
       return found;
@@ -120,7 +121,13 @@ export class QueueService {
     item.status = decision;
     item.decided_at = this.timestamp();
     if (identity) item.decided_by = identity.name;
-    if (decision === 'approved') {
+    const event = { artist: item.artist, album: item.album, mbid: item.mbid };
+    if (decision === 'rejected') {
+      emit('queue_rejected', event);
+      return;
+    }
+    // An album added to the wishlist directly while it waited here is already wanted: no second download.
+    if (this.known.findWanted(item) === undefined) {
       const wanted: WishlistItem = {
         id: this.newId(),
         artist: item.artist,
@@ -135,10 +142,8 @@ export class QueueService {
       };
       data.wishlist[wanted.id] = wanted;
       this.known.addWanted(wanted);
-      emit('queue_approved', { artist: item.artist, album: item.album, mbid: item.mbid });
-    } else {
-      emit('queue_rejected', { artist: item.artist, album: item.album, mbid: item.mbid });
     }
+    emit('queue_approved', event);
   }
 
   private select(selection: Selection, decision: Decision): string[] {

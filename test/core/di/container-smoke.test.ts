@@ -1,0 +1,44 @@
+import 'reflect-metadata';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Tokens } from '../../../core/di/tokens.js';
+import { DownloadService } from '../../../core/downloads/download-service.js';
+import { EventBus } from '../../../core/events/event-bus.js';
+import { JobLog } from '../../../core/jobs/job-log.js';
+import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
+import { LibraryCatalog } from '../../../core/library/library-catalog.js';
+import { LibraryService } from '../../../core/library/library-service.js';
+import { KnownAlbums } from '../../../core/queue/known-albums.js';
+import { QueueService } from '../../../core/queue/queue-service.js';
+import { CoreStore } from '../../../core/storage/core-store.js';
+import { WishlistService } from '../../../core/wishlist/wishlist-service.js';
+import { startApp, type StartedApp } from '../../helpers/start-app.js';
+
+describe('the DI container', () => {
+  let first: StartedApp;
+  let second: StartedApp;
+  before(async () => {
+    first = await startApp();
+    second = await startApp();
+  });
+  after(async () => {
+    await first.close();
+    await second.close();
+  });
+
+  it('resolves every root registration', () => {
+    const { container } = first.crateflow;
+    for (const token of Object.values(Tokens)) assert.notEqual(container.resolve(token), undefined, String(token));
+    for (const service of [CoreStore, EventBus, LibraryCatalog, KnownAlbums, JobLog, JobScheduler, QueueService, WishlistService, DownloadService, LibraryService]) {
+      assert.ok(container.resolve<object>(service) instanceof service, service.name);
+    }
+  });
+
+  it('keeps one container per app, so two apps in one process share nothing', () => {
+    const a = first.crateflow.container.resolve(QueueService);
+    const b = second.crateflow.container.resolve(QueueService);
+    assert.notEqual(a, b);
+    assert.equal(first.crateflow.container.resolve(QueueService), a, 'singleton within one app');
+    assert.notEqual(first.crateflow.container.resolve(Tokens.Config).storage.dir, second.crateflow.container.resolve(Tokens.Config).storage.dir);
+  });
+});

@@ -57,6 +57,5 @@ export function startDomain(container: DependencyContainer): void {
 /** Stops the periodic work and waits for what is running, a sync started by a request included. */
 export async function stopDomain(container: DependencyContainer): Promise<void> {
   await container.resolve(JobScheduler).stop();
-  await container.resolve(LibraryService).stop();
   await container.resolve(LibraryService).whenIdle();
 }

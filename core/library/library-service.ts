@@ -82,11 +82,6 @@ export class LibraryService {
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset, synced_at: this.catalog.syncedAt };
   }
 
-  /** Waits for a running sync to notice the shutdown signal and end. */
-  async stop(): Promise<void> {
-    await this.running?.done;
-  }
-
   lastSync(): Job | undefined {
     return this.jobs.latest(SYNC_JOB);
   }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import type { AppConfig } from '../../../core/config/app-config.schema.js';
 import { Tokens } from '../../../core/di/tokens.js';
 import { DownloadService } from '../../../core/downloads/download-service.js';
 import { EventBus } from '../../../core/events/event-bus.js';
@@ -39,6 +40,6 @@ describe('the DI container', () => {
     const b = second.crateflow.container.resolve(QueueService);
     assert.notEqual(a, b);
     assert.equal(first.crateflow.container.resolve(QueueService), a, 'singleton within one app');
-    assert.notEqual(first.crateflow.container.resolve(Tokens.Config).storage.dir, second.crateflow.container.resolve(Tokens.Config).storage.dir);
+    assert.notEqual(first.crateflow.container.resolve<AppConfig>(Tokens.Config).storage.dir, second.crateflow.container.resolve<AppConfig>(Tokens.Config).storage.dir);
   });
 });

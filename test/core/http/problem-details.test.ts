@@ -84,7 +84,8 @@ describe('HTTP errors as problem+json', () => {
   it('serves /health without credentials and never redirects', async () => {
     const res = await fetch(`${app.baseUrl}/health`, { redirect: 'manual' });
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body: unknown = await res.json();
+    assert.ok(body && typeof body === 'object' && 'status' in body && 'uptime_s' in body);
     assert.equal(body.status, 'ok');
     assert.equal(typeof body.uptime_s, 'number');
   });

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
+import { startApp, type StartedApp } from '../helpers/start-app.js';
+import { packageDir } from './build-node-package.js';
+import type { FlowNode } from './node-red-test-helper.js';
+import { crateflowEvent, signWebhook } from './sign-webhook.js';
+import { prepareNodeRed, type StartedNodeRed } from './start-node-red.js';
+
+const API_KEY = 'node-red-approver-key-0001';
+const SECRET = 'node-red-webhook-secret';
+
+// Ids in the example flows that the test wires to its own URLs and credentials.
+const CHAT_SERVER = 'c0a1b2c3d4e5f602';
+const HOME_SERVER = 'b0a1b2c3d4e5f602';
+const LIBRARY_SCAN_REQUEST = 'b0a1b2c3d4e5f605';
+
+let workDir: string;
+let nodeRed: StartedNodeRed;
+let crateflow: StartedApp;
+let chat: FakeWebhookReceiver;
+let notify: FakeWebhookReceiver;
+let exampleNodes: FlowNode[];
+
+async function readExample(name: string): Promise<FlowNode[]> {
+  const flows: unknown = JSON.parse(await readFile(join(packageDir, 'examples', name), 'utf8'));
+  if (!Array.isArray(flows)) throw new Error(`${name} is not a flow array`);
+  return flows.filter((node): node is FlowNode => typeof node === 'object' && node !== null && typeof node.id === 'string' && typeof node.type === 'string');
+}
+
+/** Sets the example tabs' environment variables (the examples read every address from them). */
+function withEnv(flows: FlowNode[], values: Record<string, string>): FlowNode[] {
+  return flows.map((node) => {
+    if (node.type !== 'tab' || !Array.isArray(node.env)) return node;
+    const env: unknown[] = node.env;
+    return { ...node, env: env.map((entry) => (typeof entry === 'object' && entry !== null && 'name' in entry && typeof entry.name === 'string' && entry.name in values ? { ...entry, value: values[entry.name] } : entry)) };
+  });
+}
+
+interface ListedItem {
+  id: string;
+  artist: string;
+  album?: string;
+}
+
+/** The `items` of a Crateflow list or create answer. */
+async function itemsOf(response: Response): Promise<ListedItem[]> {
+  const body: unknown = await response.json();
+  const items: unknown = typeof body === 'object' && body !== null ? Reflect.get(body, 'items') : undefined;
+  assert.ok(Array.isArray(items), `no items in ${JSON.stringify(body)}`);
+  return items.map((item: unknown) => {
+    const id: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'id') : undefined;
+    const artist: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'artist') : undefined;
+    const album: unknown = typeof item === 'object' && item !== null ? Reflect.get(item, 'album') : undefined;
+    assert.ok(typeof id === 'string' && typeof artist === 'string', `not an item: ${JSON.stringify(item)}`);
+    return { id, artist, ...(typeof album === 'string' ? { album } : {}) };
+  });
+}
+
+function api(path: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(crateflow.baseUrl + path, { ...init, headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', ...init.headers } });
+}
+
+before(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'crateflow-nr-e2e-'));
+  chat = await startFakeWebhookReceiver();
+  notify = await startFakeWebhookReceiver();
+  nodeRed = await prepareNodeRed(join(workDir, 'node-red'));
+  crateflow = await startApp({
+    config: {
+      ui: {
+        auth: {
+          enabled: true,
+          type: 'basic',
+          username: 'admin',
+          password: 'admin-password-for-the-e2e-test',
+          api_keys: [{ name: 'node-red', key: API_KEY, role: 'approver' }],
+        },
+      },
+      webhooks: [
+        { name: 'node-red-chat', url: `${nodeRed.url}/crateflow/chat`, secret: SECRET, events: ['queue_added', 'queue_approved'] },
+      ],
+    },
+  });
+  const env = { CRATEFLOW_URL: crateflow.baseUrl, NODE_RED_PUBLIC_URL: nodeRed.url, CHAT_URL: chat.url, NOTIFY_URL: notify.url };
+  exampleNodes = [...(await readExample('chat-bot-approval.json')), ...(await readExample('home-automation.json'))];
+  await nodeRed.start(withEnv(exampleNodes, env), {
+    [CHAT_SERVER]: { apiKey: API_KEY, webhookSecret: SECRET },
+    [HOME_SERVER]: { apiKey: API_KEY, webhookSecret: SECRET },
+    [LIBRARY_SCAN_REQUEST]: { password: API_KEY },
+  });
+});
+
+after(async () => {
+  // Crateflow first: its outbox must not retry deliveries to a Node-RED that is already gone.
+  await crateflow?.close();
+  await nodeRed?.close();
+  await chat?.close();
+  await notify?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+interface ChatMessage {
+  text: string;
+  item_id?: string;
+  actions: Array<{ label: string; url: string }>;
+}
+
+function chatMessage(text: string): ChatMessage {
+  const value: unknown = JSON.parse(text);
+  assert.ok(typeof value === 'object' && value !== null && 'text' in value && 'actions' in value, `not a chat message: ${text}`);
+  const { text: body, actions } = value;
+  assert.ok(typeof body === 'string' && Array.isArray(actions));
+  const itemId = 'item_id' in value && typeof value.item_id === 'string' ? value.item_id : undefined;
+  return { text: body, ...(itemId ? { item_id: itemId } : {}), actions };
+}
+
+describe('Node-RED with the example flows against a real Crateflow', () => {
+  it('loads both example flows from the installed package without warnings', () => {
+    // Config nodes are not in the runtime's node map; the flows using them prove they loaded.
+    for (const node of exampleNodes.filter((n) => n.type !== 'tab' && n.type !== 'crateflow-server')) assert.ok(nodeRed.hasNode(node.id), `node ${node.id} (${node.type}) is not running`);
+    // Two start-up notices come from the test settings themselves (no projects, unencrypted credentials file).
+    const notices = /^(Projects disabled|Using unencrypted credentials)/;
+    assert.deepEqual(nodeRed.warnings.filter((entry) => !notices.test(String(entry.msg))), []);
+  });
+
+  it('asks the chat on queue_added, approves through the API on a click, and confirms on queue_approved', async () => {
+    const added = await api('/api/v1/queue', { method: 'POST', body: JSON.stringify({ artist: 'Portishead', album: 'Dummy', source: 'e2e' }) });
+    assert.equal(added.status, 201);
+    const [created] = await itemsOf(added);
+    assert.ok(created);
+    const itemId = created.id;
+
+    const [question] = await chat.waitFor(1, 10_000);
+    assert.ok(question);
+    const message = chatMessage(question.text);
+    assert.equal(message.text, 'New in the queue: Portishead — Dummy');
+    assert.equal(message.item_id, itemId);
+    const approve = message.actions.find((action) => action.label === 'Approve');
+    assert.ok(approve, 'the chat message has an Approve action');
+
+    // The person in the chat presses Approve: the chat service calls the button's link.
+    const click = await fetch(approve.url, { method: 'POST' });
+    assert.equal(click.status, 200);
+    assert.equal(await click.text(), 'Approved: Portishead — Dummy');
+
+    const wishlist = await api('/api/v1/wishlist');
+    assert.equal(wishlist.status, 200);
+    const wanted = await itemsOf(wishlist);
+    assert.ok(
+      wanted.some((item) => item.artist === 'Portishead' && item.album === 'Dummy'),
+      `wishlist: ${JSON.stringify(wanted)}`,
+    );
+
+    const [, confirmation] = await chat.waitFor(2, 10_000);
+    assert.ok(confirmation);
+    assert.equal(chatMessage(confirmation.text).text, 'Approved: Portishead — Dummy. Crateflow will download it.');
+  });
+
+  it('answers a second click on a decided item with 409 from Crateflow, through the flow\'s Catch node', async () => {
+    const added = await api('/api/v1/queue', { method: 'POST', body: JSON.stringify({ artist: 'Massive Attack', album: 'Mezzanine' }) });
+    const [created] = await itemsOf(added);
+    assert.ok(created);
+    await chat.waitFor(3, 10_000); // the queue_added question for this item
+    const first = await fetch(`${nodeRed.url}/crateflow/decision?action=reject&id=${created.id}`, { method: 'POST' });
+    assert.equal(await first.text(), 'Rejected: Massive Attack — Mezzanine');
+    const second = await fetch(`${nodeRed.url}/crateflow/decision?action=approve&id=${created.id}`, { method: 'POST' });
+    assert.equal(second.status, 409);
+    assert.equal(await second.text(), 'Already decided.');
+  });
+
+  it('refuses a forged webhook with 401 and posts nothing to the chat', async () => {
+    const before = chat.received.length;
+    const forged = signWebhook('not-the-secret', crateflowEvent('queue_added', { id: 'forged', artist: 'Mallory' }));
+    const response = await fetch(`${nodeRed.url}/crateflow/chat`, { method: 'POST', headers: forged.headers, body: forged.body });
+    assert.equal(response.status, 401);
+    const unsigned = await fetch(`${nodeRed.url}/crateflow/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: forged.body });
+    assert.equal(unsigned.status, 401);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(chat.received.length, before);
+  });
+
+  it('starts a library scan on Crateflow and notifies the house on download_completed', async () => {
+    const delivery = signWebhook(SECRET, crateflowEvent('download_completed', { artist: 'Air', album: 'Moon Safari', download_path: '/music/Air/Moon Safari' }));
+    const response = await fetch(`${nodeRed.url}/crateflow/home`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    assert.equal(response.status, 200);
+    const [notification] = await notify.waitFor(1, 10_000);
+    assert.ok(notification);
+    const sent: unknown = JSON.parse(notification.text);
+    assert.ok(typeof sent === 'object' && sent !== null && 'job_id' in sent && typeof sent.job_id === 'string', notification.text);
+    assert.equal(Reflect.get(sent, 'download_path'), '/music/Air/Moon Safari');
+    // Wait for the scan to finish, so no background work is left when Crateflow stops.
+    let status = 'running';
+    for (let attempt = 0; status === 'running' && attempt < 100; attempt += 1) {
+      const job = await api(`/api/v1/jobs/${sent.job_id}`);
+      assert.equal(job.status, 200);
+      status = Reflect.get(Object(await job.json()), 'status');
+      if (status === 'running') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(status, 'completed');
+  });
+});

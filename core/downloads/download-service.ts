@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { CredentialsError, DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
+import { DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
 import { ConflictError } from '../errors/conflict-error.js';
@@ -209,7 +209,9 @@ export class DownloadService {
   private async noteError(client: LoadedPluginOf<'download-client'>, download: Download, err: unknown): Promise<string> {
     this.plugins.noteFailure(client, err, new Date(this.clock.now()));
     const message = err instanceof Error ? err.message : String(err);
-    const credentials = err instanceof Error && err.cause instanceof CredentialsError;
+    // Match on the stable code, not the class: a third-party plugin may bring its own copy of the sdk.
+    const cause = err instanceof Error ? err.cause : undefined;
+    const credentials = typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'bad-credentials';
     this.log[credentials ? 'error' : 'warn']({ err, download: download.id }, 'download client call failed; the download is kept and retried at the next poll');
     if (download.error !== message) {
       await this.store.mutate(() => {

@@ -5,13 +5,28 @@ import type { DownloadClient } from './kinds/download-client.js';
 import type { EventSink } from './kinds/event-sink.js';
 import type { LibraryBackend } from './kinds/library.js';
 
-/** The kinds of plugin the server knows. */
+/**
+ * The kinds of plugin the server knows.
+ *
+ * @example
+ * const kind: PluginKind = 'event-sink';
+ */
 export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink';
 
-/** Every plugin kind, for hosts and tools. */
+/**
+ * Every plugin kind, for hosts and tools.
+ *
+ * @example
+ * if (!PLUGIN_KINDS.includes(manifest.kind)) throw new Error(`unknown kind ${manifest.kind}`);
+ */
 export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink'];
 
-/** The interface `create()` must return for each kind. */
+/**
+ * The interface `create()` must return for each kind.
+ *
+ * @example
+ * const sink: KindContracts['event-sink'] = { deliver: async () => undefined };
+ */
 export interface KindContracts {
   auth: AuthProvider;
   'download-client': DownloadClient;

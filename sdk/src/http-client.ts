@@ -3,7 +3,12 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { HttpRequestError } from './errors.js';
 
-/** One outbound request. Redirects are never followed: a 3xx comes back as the response. */
+/**
+ * One outbound request. Redirects are never followed: a 3xx comes back as the response.
+ *
+ * @example
+ * { url: `${config.url}/rest/ping`, headers: { accept: 'application/json' }, timeoutMs: 3000, signal }
+ */
 export interface HttpRequest {
   url: string | URL;
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -16,7 +21,13 @@ export interface HttpRequest {
   signal?: AbortSignal;
 }
 
-/** A complete response: status, lower-case headers and the body bytes. */
+/**
+ * A complete response: status, lower-case headers and the body bytes.
+ *
+ * @example
+ * const res = await http.request({ url });
+ * if (res.status === 200 && res.headers['content-type']?.startsWith('application/json')) use(res.json());
+ */
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
@@ -39,7 +50,12 @@ export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>;
 }
 
-/** Options for {@link createHttpClient}. */
+/**
+ * Options for {@link createHttpClient}.
+ *
+ * @example
+ * { userAgent: 'my-plugin/1.0', defaultTimeoutMs: 5000, refuseAddress: (a) => (a === '169.254.169.254' ? 'metadata address' : undefined) }
+ */
 export interface HttpClientOptions {
   userAgent: string;
   defaultTimeoutMs?: number;

@@ -18,7 +18,16 @@ export type { LibraryBackend } from './kinds/library.js';
 export type { EventSink } from './kinds/event-sink.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
 export { normalizeName, albumKey } from './normalize-name.js';
-/** typebox, re-exported so plugins build their config schemas with the same copy the server validates with. */
+/**
+ * typebox (`Type`, `Static`, `TSchema`), re-exported so plugins build their config schemas with the same copy the
+ * server validates with. Stick to JSON-Schema types (no `Type.Date` and the like): the server validates with ajv.
+ *
+ * @example
+ * const Config = Type.Object({ url: Type.String({ format: 'uri', description: 'where the service runs' }) }, { additionalProperties: false });
+ * type Config = Static<typeof Config>;
+ */
 export { Type } from 'typebox';
 export type { Static, TSchema } from 'typebox';
 export { hashSecret, verifySecret, isSecretHash } from './secret-hash.js';
+export { WebhookTarget, WebhookTestRequest, WebhookTestResult, WebhookDeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryPage } from './kinds/event-sink.js';
+export type { WebhookAdmin, WebhookDeliveryQuery, WebhookTestOutcome, WebhookRedeliverOutcome } from './kinds/event-sink.js';

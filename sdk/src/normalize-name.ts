@@ -3,14 +3,17 @@
  * queue, matching wishlist items against a library, and matching blackhole folders.
  */
 
-// A trailing bracket group is an edition marker when it holds one of these words, or only a year.
+// A trailing bracket group is an edition marker when it holds one of these words, or only a year. "Version"
+// alone is not one: "(Taylor's Version)" or "(Acoustic Version)" is another recording, like "(Live)".
 const EDITION_WORDS =
-  /\b(deluxe|edition|remaster(ed)?|expanded|anniversary|bonus|reissue|special|collector'?s?|legacy|version|explicit|clean|mono|stereo|super)\b/i;
+  /\b(deluxe|edition|remaster(ed)?|expanded|anniversary|bonus|reissue|special|collector'?s?|legacy|explicit|clean|mono|stereo|super)\b/i;
 const YEAR_ONLY = /^\s*\d{4}\s*$/;
 const TRAILING_GROUP = /\s*[([{]([^()[\]{}]*)[)\]}]\s*$/;
 // Letters that Unicode does not decompose into a base letter plus accents.
 const FOLD: Record<string, string> = { æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', ø: 'o', Ø: 'o', ß: 'ss', đ: 'd', Đ: 'd', ł: 'l', Ł: 'l', þ: 'th', Þ: 'th', ð: 'd', Ð: 'd', ı: 'i' };
 const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
+// A dot between single letters, as in "R.E.M." or "P.J. Harvey", so they match "REM" and "PJ Harvey".
+const INITIALS_DOT = /(?<![\p{L}\p{N}])(\p{L})\.(?=\p{L}(?![\p{L}\p{N}]))/gu;
 
 /**
  * Reduces an artist or album name to a comparison key: case, accents, punctuation, a leading "The", `&` vs
@@ -29,14 +32,16 @@ export function normalizeName(name: string): string {
     text = text.slice(0, match.index);
   }
   const words = text
+    .replace(INITIALS_DOT, '$1')
     .toLowerCase()
     .replace(/&/g, ' and ')
     .replace(/['’`]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
   const key = words.replace(/^the /, '');
-  // A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable.
-  return key.length > 0 ? key : name.trim().toLowerCase();
+  // A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable, still without
+  // its edition suffix, so "!!! (Deluxe Edition)" matches "!!!".
+  return key.length > 0 ? key : text.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /**

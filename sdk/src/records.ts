@@ -5,7 +5,12 @@ import { Type, type Static } from 'typebox';
  * returns against it) and a type of the same name.
  */
 
-/** The events a sink can receive. The first four are the specification's; `queue_added` is Crateflow's addition. */
+/**
+ * The events a sink can receive. The first four are the specification's; `queue_added` is Crateflow's addition.
+ *
+ * @example
+ * const Config = Type.Object({ events: Type.Array(EventType, { default: ['download_completed'] }) });
+ */
 export const EventType = Type.Union([
   Type.Literal('download_completed'),
   Type.Literal('queue_approved'),
@@ -16,7 +21,12 @@ export const EventType = Type.Union([
 /** @example const t: EventType = 'queue_approved'; */
 export type EventType = Static<typeof EventType>;
 
-/** Every event type, in the order the documentation lists them. */
+/**
+ * Every event type, in the order the documentation lists them.
+ *
+ * @example
+ * for (const type of EVENT_TYPES) console.log(type);
+ */
 export const EVENT_TYPES: readonly EventType[] = ['download_completed', 'queue_approved', 'queue_rejected', 'wishlist_removed', 'queue_added'];
 
 /**
@@ -41,7 +51,12 @@ export const DomainEvent = Type.Object({
 });
 export type DomainEvent = Static<typeof DomainEvent>;
 
-/** Whether a candidate is a whole album or a single track. */
+/**
+ * Whether a candidate is a whole album or a single track.
+ *
+ * @example
+ * const searchText = item.type === 'track' ? `${item.artist} ${item.title}` : `${item.artist} ${item.album}`;
+ */
 export const ItemType = Type.Union([Type.Literal('album'), Type.Literal('track')]);
 export type ItemType = Static<typeof ItemType>;
 
@@ -62,7 +77,12 @@ export const WantedItem = Type.Object({
 });
 export type WantedItem = Static<typeof WantedItem>;
 
-/** The life of a download as the server tracks it. */
+/**
+ * The life of a download as the server tracks it.
+ *
+ * @example
+ * const finished = (s: DownloadState) => s === 'completed' || s === 'failed';
+ */
 export const DownloadState = Type.Union([
   Type.Literal('queued'),
   Type.Literal('searching'),
@@ -108,6 +128,11 @@ export const LibraryAlbum = Type.Object({
 });
 export type LibraryAlbum = Static<typeof LibraryAlbum>;
 
-/** A role a request can hold. `admin` ⊃ `approver` ⊃ `viewer`. */
+/**
+ * A role a request can hold. `admin` ⊃ `approver` ⊃ `viewer`.
+ *
+ * @example
+ * return { name: user, groups: [], via: 'proxy', role: 'viewer' };
+ */
 export const Role = Type.Union([Type.Literal('admin'), Type.Literal('approver'), Type.Literal('viewer')]);
 export type Role = Static<typeof Role>;

@@ -28,7 +28,12 @@ export async function hashSecret(secret: string): Promise<string> {
   return `$scrypt$ln=${LOG_N},r=${R},p=${P}$${salt.toString('base64').replace(/=+$/, '')}$${key.toString('base64').replace(/=+$/, '')}`;
 }
 
-/** Whether `hash` is a PHC scrypt string that {@link verifySecret} can check. */
+/**
+ * Whether `hash` is a PHC scrypt string that {@link verifySecret} can check.
+ *
+ * @example
+ * if (!isSecretHash(config.password_hash)) throw new Error('password_hash: run `crateflow hash-password`');
+ */
 export function isSecretHash(hash: string): boolean {
   return PHC.test(hash);
 }

@@ -2,9 +2,12 @@ import type { Role } from '../records.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
 
 /**
- * What an auth plugin sees of an HTTP request. Header names are lower-case. `peer_address` is the TCP peer
- * (never a forwarded-for header); `secure` is true when the request reached the server over TLS, or over https
- * through a trusted proxy.
+ * What an auth plugin sees of an HTTP request. Header names are lower-case (repeated headers joined with
+ * `, `). `peer_address` is the TCP peer (never a forwarded-for header); `secure` is true when the request
+ * reached the server over TLS, or over https through a trusted proxy.
+ *
+ * @example
+ * if (!req.from_trusted_proxy) return null;   // identity headers from anyone else prove nothing
  */
 export interface AuthRequest {
   method: string;
@@ -14,6 +17,13 @@ export interface AuthRequest {
   secure: boolean;
   /** The session cookie's value, when the request carried one. */
   session_token?: string;
+  /**
+   * true when the TCP peer is inside the server's `ui.auth.trusted_proxies`, decided by the server from the
+   * peer address alone. Absent means false (servers before this member existed never set it).
+   */
+  from_trusted_proxy?: boolean;
+  /** The client's address for logs and limits: the peer, or the right-most untrusted `X-Forwarded-For` hop behind a trusted proxy. */
+  client_address?: string;
 }
 
 /**
@@ -48,8 +58,11 @@ export interface AuthProvider extends PluginLifecycle {
   /** The `WWW-Authenticate` value for a 401 (e.g. `Basic realm="crateflow"`). */
   readonly challenge?: string;
   authenticate(req: AuthRequest): Promise<Identity | null>;
-  /** Checks a username and password; returns a new session token and the identity, or null when wrong. */
-  login?(credentials: { username: string; password: string }, req: AuthRequest): Promise<{ session_token: string; identity: Identity } | null>;
+  /**
+   * Checks a username and password; returns a new session token and the identity, or null when wrong.
+   * `max_age_s` is how long the browser should keep the cookie (the session's longest possible life).
+   */
+  login?(credentials: { username: string; password: string }, req: AuthRequest): Promise<{ session_token: string; identity: Identity; max_age_s?: number } | null>;
   /** Ends a session (no error when it does not exist). */
   logout?(session_token: string): Promise<void>;
 }

@@ -1,0 +1,89 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { albumKey, normalizeName } from '@crateflow/sdk';
+
+const same = (a: string, b: string) => assert.equal(normalizeName(a), normalizeName(b), `"${a}" and "${b}" should match`);
+const different = (a: string, b: string) => assert.notEqual(normalizeName(a), normalizeName(b), `"${a}" and "${b}" should stay distinct`);
+
+describe('normalizeName', () => {
+  it('ignores letter case and surrounding or repeated white space', () => {
+    same('RADIOHEAD', 'radiohead');
+    same('  Kid   A ', 'kid a');
+    assert.equal(normalizeName('OK Computer'), 'ok computer');
+  });
+
+  it('ignores accents and folds letters Unicode does not decompose (æ, ø, ß, œ, ł)', () => {
+    same('Sigur Rós', 'Sigur Ros');
+    same('Mötley Crüe', 'Motley Crue');
+    same('Ágætis byrjun', 'Agaetis Byrjun');
+    same('Røyksopp', 'Royksopp');
+    same('Straße', 'Strasse');
+    same('Æther', 'aether');
+    same('Cœur de pirate', 'Coeur de Pirate');
+    same('Łona', 'Lona');
+    assert.equal(normalizeName('Ágætis byrjun'), 'agaetis byrjun');
+  });
+
+  it('ignores punctuation, apostrophes of either kind, and dots between initials', () => {
+    same("Sgt. Pepper's Lonely Hearts Club Band", 'Sgt Peppers Lonely Hearts Club Band');
+    same("Guns N' Roses", 'Guns N’ Roses');
+    same('AC/DC', 'AC-DC');
+    same('R.E.M.', 'REM');
+    same('P.J. Harvey', 'PJ Harvey');
+    assert.equal(normalizeName('J.Cole'), 'j cole');
+  });
+
+  it('ignores a leading "The" but not one inside the name', () => {
+    same('The Beatles', 'Beatles');
+    same('the national', 'National');
+    assert.equal(normalizeName('Theatre of Tragedy'), 'theatre of tragedy');
+    assert.equal(normalizeName('Bring Me The Horizon'), 'bring me the horizon');
+  });
+
+  it('treats "&" and "and" alike', () => {
+    same('Simon & Garfunkel', 'Simon and Garfunkel');
+    same('Belle&Sebastian', 'Belle and Sebastian');
+  });
+
+  it('drops trailing edition suffixes in brackets: "(Deluxe Edition)", "[Remastered 2011]", "(2011 Remaster)", a bare year', () => {
+    same('Abbey Road (Deluxe Edition)', 'Abbey Road');
+    same('Abbey Road [Remastered 2011]', 'Abbey Road');
+    same('Abbey Road (2011 Remaster)', 'Abbey Road');
+    same('Abbey Road (1969)', 'Abbey Road');
+    same('Abbey Road (Super Deluxe Edition) [Remastered 2019]', 'abbey road');
+    same('Abbey Road {Expanded}', 'Abbey Road');
+  });
+
+  it('keeps bracketed parts that name a different recording, such as "(Live)" or "(Taylor\'s Version)"', () => {
+    different('Alive (Live)', 'Alive');
+    assert.equal(normalizeName('Abbey Road (Live)'), 'abbey road live');
+    different("1989 (Taylor's Version)", '1989');
+    different('Songs (Acoustic Version)', 'Songs');
+    same('Songs (Deluxe Version)', 'Songs');
+  });
+
+  it('keeps a bracketed part that is not at the end', () => {
+    assert.equal(normalizeName('(What’s the Story) Morning Glory?'), 'whats the story morning glory');
+  });
+
+  it('keeps names made only of punctuation distinguishable instead of reducing them to nothing', () => {
+    assert.equal(normalizeName('!!!'), '!!!');
+    different('!!!', '???');
+    same('!!!', ' !!! ');
+    same('!!! (Deluxe Edition)', '!!!');
+    assert.notEqual(normalizeName('!!!'), '');
+    assert.notEqual(normalizeName('…'), '');
+  });
+
+  it('folds full-width and other compatibility characters', () => {
+    same('ＦＵＬＬ', 'full');
+  });
+});
+
+describe('albumKey', () => {
+  it('matches the same album written two ways and tells artist from album apart', () => {
+    assert.equal(albumKey('The National', 'Boxer (Deluxe Edition)'), albumKey('National', 'boxer'));
+    assert.notEqual(albumKey('Boxer', 'National'), albumKey('National', 'Boxer'));
+    assert.notEqual(albumKey('a b', 'c'), albumKey('a', 'b c'));
+  });
+});

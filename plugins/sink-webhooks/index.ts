@@ -1,9 +1,95 @@
-import { definePlugin, PLUGIN_API_VERSION, Type } from '@crateflow/sdk';
+import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type PluginContext } from '@crateflow/sdk';
+import { refuseAddress } from './address-policy.js';
+import { buildPayload, serializePayload } from './build-payload.js';
+import { deliveryId } from './delivery-id.js';
+import type { StoredDelivery } from './delivery-record.js';
+import { DeliveryStore } from './delivery-store.js';
+import { Outbox } from './outbox.js';
+import { createWebhookAdmin } from './webhook-admin.js';
+import { duplicateNameProblems, WebhooksConfig, type WebhookConfig } from './webhook-config.schema.js';
 
-// Scaffolding while the webhooks sink is being written: accepts the config and delivers nothing.
-const Config = Type.Array(Type.Unknown());
+/** Attempts in flight per webhook; beyond that, deliveries to that webhook wait their turn. */
+export const CONCURRENCY_PER_TARGET = 8;
 
+/**
+ * The `webhooks:` sink. `deliver()` only writes one outbox entry per matching webhook and returns; the outbox
+ * sends, signs, retries and logs (see outbox.ts). Mounted from the top-level `webhooks:` array of config.yaml.
+ */
 export default definePlugin({
-  manifest: { name: 'webhooks', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: Config },
-  create: () => ({ deliver: async () => undefined }),
+  manifest: { name: 'webhooks', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: WebhooksConfig, version: '1.0.0' },
+  create: (ctx) => createWebhookSink(ctx),
 });
+
+function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
+  const problems = duplicateNameProblems(ctx.config);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const webhooks = new Map<string, WebhookConfig>(ctx.config.map((webhook) => [webhook.name, webhook]));
+  warnAboutRefusedTargets(ctx);
+
+  const userAgent = `crateflow/${ctx.serverVersion}`;
+  // One client for every webhook: the address policy is checked on the address actually connected to, and the
+  // pool allows every webhook its own slots even when several share one origin.
+  const http = createHttpClient({
+    userAgent,
+    refuseAddress,
+    connectionsPerOrigin: CONCURRENCY_PER_TARGET * Math.max(1, webhooks.size),
+  });
+  const store = new DeliveryStore(ctx.storage, ctx.log);
+  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET });
+  const persisting = new Map<string, Promise<void>>();
+
+  /** Stores one delivery per matching enabled webhook (once per event and webhook), then hands them to the outbox. */
+  async function deliver(event: DomainEvent): Promise<void> {
+    const targets = [...webhooks.values()].filter((webhook) => webhook.enabled && webhook.events.includes(event.type));
+    if (targets.length === 0) return;
+    const body = serializePayload(buildPayload(event));
+    const now = new Date(ctx.clock.now()).toISOString();
+    await Promise.all(targets.map((webhook) => storeDelivery(deliveryId(event.id, webhook.name), webhook.name, event, body, now)));
+  }
+
+  async function storeDelivery(id: string, webhook: string, event: DomainEvent, body: string, now: string): Promise<void> {
+    const writing = persisting.get(id);
+    if (writing) return writing; // the same event is being handed over concurrently: wait for that write
+    const existing = store.get(id);
+    // A second hand-over of an event (at-least-once from the event bus) keeps the first delivery; writing it
+    // again makes sure it is on disk before this call acknowledges the event.
+    const record: StoredDelivery = existing ?? {
+      id,
+      webhook,
+      event: event.type,
+      event_id: event.id,
+      status: 'pending',
+      created_at: now,
+      updated_at: now,
+      next_attempt_at: null,
+      round_attempts: 0,
+      attempts: [],
+    };
+    const write = (existing ? store.put(existing) : store.create(record, body)).finally(() => persisting.delete(id));
+    persisting.set(id, write);
+    await write;
+    outbox.track(record);
+  }
+
+  return {
+    deliver,
+    async start() {
+      outbox.resume();
+    },
+    async stop() {
+      await outbox.stop();
+      await http.close();
+    },
+    admin: createWebhookAdmin({ webhooks, store, outbox, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
+  };
+}
+
+// A URL whose host is written as a refused address can never be delivered to; say so at startup rather than
+// only in the delivery log. (Names are checked when they are resolved, on every connection.)
+function warnAboutRefusedTargets(ctx: PluginContext<WebhooksConfig>): void {
+  ctx.config.forEach((webhook, index) => {
+    if (!URL.canParse(webhook.url)) return;
+    const reason = refuseAddress(new URL(webhook.url).hostname);
+    if (reason) ctx.log.warn({ webhook: webhook.name }, `webhooks[${index}].url: deliveries will be refused: ${reason}`);
+  });
+}

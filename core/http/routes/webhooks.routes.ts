@@ -1,0 +1,86 @@
+import { Type } from 'typebox';
+import {
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus,
+  WebhookTarget,
+  WebhookTestRequest,
+  WebhookTestResult,
+  type WebhookAdmin,
+} from '@crateflow/sdk';
+import { ConflictError } from '../../errors/conflict-error.js';
+import { NotFoundError } from '../../errors/not-found-error.js';
+import { ServiceUnavailableError } from '../../errors/service-unavailable-error.js';
+import { ValidationError } from '../../errors/validation-error.js';
+import type { LoadedPlugins } from '../../plugins/plugin-host.js';
+import { route, type RouteSpec } from '../route.js';
+
+const WEBHOOKS_PLUGIN = 'webhooks';
+
+const DeliveryQuery = Type.Object(
+  {
+    webhook: Type.Optional(Type.String({ minLength: 1, description: 'only deliveries to this webhook (by name)' })),
+    status: Type.Optional(WebhookDeliveryStatus),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `/webhooks`: the configured webhooks, the test endpoint, the delivery log and redelivery, served by the
+ * webhooks plugin's admin interface. Reading needs `viewer`; anything that sends needs `admin`.
+ */
+export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
+  const plugin = deps.plugins.byName(WEBHOOKS_PLUGIN);
+  const found = plugin?.kind === 'event-sink' ? plugin.instance.admin : undefined;
+  const admin = (): WebhookAdmin => {
+    if (!found) throw new ServiceUnavailableError(`the "${WEBHOOKS_PLUGIN}" plugin is not loaded or offers no admin interface`);
+    return found;
+  };
+  return [
+    route({
+      method: 'get', path: '/webhooks', tag: 'webhooks', access: 'viewer',
+      summary: 'Configured webhooks (secrets are never included)',
+      response: Type.Object({ items: Type.Array(WebhookTarget) }),
+      handle: () => ({ items: admin().targets() }),
+    }),
+    route({
+      method: 'post', path: '/webhooks/test', tag: 'webhooks', access: 'admin',
+      summary: 'Send one sample download_completed delivery, or with dry_run show it without sending',
+      description:
+        'Give `url` (with an optional `secret`) or `name` (a configured webhook, whose url, secret and timeout are used; ' +
+        'the secret stays on the server). A live test makes one attempt and never retries.',
+      body: WebhookTestRequest,
+      response: WebhookTestResult,
+      errors: [400],
+      handle: async ({ body }) => {
+        const outcome = await admin().test(body);
+        if (!outcome.ok) throw new ValidationError([{ path: `body.${outcome.field}`, message: outcome.message }]);
+        return outcome.result;
+      },
+    }),
+    route({
+      method: 'get', path: '/webhooks/deliveries', tag: 'webhooks', access: 'viewer',
+      summary: 'The delivery log, newest first: each delivery with every attempt (time, status code or error, duration, next retry)',
+      query: DeliveryQuery,
+      response: WebhookDeliveryPage,
+      errors: [400],
+      handle: ({ query }) => admin().deliveries(query),
+    }),
+    route({
+      method: 'post', path: '/webhooks/deliveries/:id/redeliver', tag: 'webhooks', access: 'admin',
+      summary: 'Send a logged delivery again now (same delivery id and bytes, a fresh retry budget)',
+      params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+      response: Type.Object({ delivery: WebhookDelivery }),
+      status: 202,
+      errors: [404, 409],
+      handle: async ({ params }) => {
+        const outcome = await admin().redeliver(params.id);
+        if (outcome.ok) return { delivery: outcome.delivery };
+        if (outcome.reason === 'not-found') throw new NotFoundError('delivery', params.id);
+        throw new ConflictError(outcome.message, { reason: outcome.reason });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,58 @@
+import type { DomainEvent } from '@crateflow/sdk';
+
+/** The body of a delivery, in the key order the bytes are sent. */
+export interface WebhookPayload {
+  event: DomainEvent['type'];
+  timestamp: string;
+  data: PayloadData;
+}
+
+interface PayloadData {
+  artist: string;
+  album?: string;
+  mbid?: string;
+  download_path?: string;
+  id?: string;
+}
+
+/**
+ * Builds the specification's payload for an event: `data` carries `artist`, `album` and `mbid` when known,
+ * `download_path` only for `download_completed`, and `id` only for this project's `queue_added` (the four
+ * specified events keep exactly the fields the specification lists).
+ */
+export function buildPayload(event: DomainEvent): WebhookPayload {
+  const { artist, album, mbid, download_path, id } = event.data;
+  const data: PayloadData = { artist };
+  if (album !== undefined) data.album = album;
+  if (mbid !== undefined) data.mbid = mbid;
+  if (event.type === 'download_completed' && download_path !== undefined) data.download_path = download_path;
+  if (event.type === 'queue_added' && id !== undefined) data.id = id;
+  return { event: event.type, timestamp: isoTimestamp(event.timestamp), data };
+}
+
+/** The exact bytes sent: compact JSON, so what is signed is what goes on the wire. */
+export function serializePayload(payload: WebhookPayload): string {
+  return JSON.stringify(payload);
+}
+
+// The specification's form is `2026-03-18T12:00:00.000Z` (milliseconds and Z); normalise anything else the
+// event might carry, and keep it as given only when it is not a date at all.
+function isoTimestamp(value: string): string {
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}
+
+/** The sample event `POST /webhooks/test` sends. */
+export function sampleEvent(now: number): DomainEvent {
+  return {
+    id: 'test',
+    type: 'download_completed',
+    timestamp: new Date(now).toISOString(),
+    data: {
+      artist: 'Crateflow',
+      album: 'Test Delivery',
+      mbid: '00000000-0000-4000-8000-000000000000',
+      download_path: '/music/Crateflow/Test Delivery',
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import type {
+  Clock,
+  HttpClient,
+  WebhookAdmin,
+  WebhookRedeliverOutcome,
+  WebhookTarget,
+  WebhookTestOutcome,
+  WebhookTestRequest,
+} from '@crateflow/sdk';
+import { buildPayload, sampleEvent, serializePayload } from './build-payload.js';
+import { toDeliveryView } from './delivery-record.js';
+import type { DeliveryStore } from './delivery-store.js';
+import type { Outbox } from './outbox.js';
+import { sendAttempt, type AttemptTarget } from './send-attempt.js';
+import { deliveryHeaders } from './sign-delivery.js';
+import type { WebhookConfig } from './webhook-config.schema.js';
+
+export interface WebhookAdminOptions {
+  webhooks: ReadonlyMap<string, WebhookConfig>;
+  store: DeliveryStore;
+  outbox: Outbox;
+  http: HttpClient;
+  clock: Clock;
+  userAgent: string;
+  newId: () => string;
+  signal: AbortSignal;
+}
+
+const DEFAULT_TEST_TIMEOUT_MS = 10_000;
+
+/** The operator's view of the webhooks: list, test, read the delivery log, redeliver. */
+export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
+  const { webhooks, store, outbox, clock } = options;
+  return {
+    targets: () => [...webhooks.values()].map(toTarget),
+
+    async test(input: WebhookTestRequest): Promise<WebhookTestOutcome> {
+      const resolved = resolveTestTarget(input, webhooks);
+      if (!resolved.ok) return resolved;
+      const target = resolved.target;
+      const now = clock.now();
+      const payload = buildPayload(sampleEvent(now));
+      const body = serializePayload(payload);
+      const deliveryId = `test_${options.newId()}`;
+      if (input.dry_run) {
+        const headers = deliveryHeaders({ body, event: payload.event, deliveryId, secret: target.secret, timestampSeconds: Math.floor(now / 1000) });
+        return { ok: true, result: { dry_run: true, payload: { ...payload }, body, headers: { ...headers, 'User-Agent': options.userAgent } } };
+      }
+      const result = await sendAttempt(options.http, { target, body, event: payload.event, deliveryId, now, signal: options.signal });
+      return {
+        ok: true,
+        result: {
+          dry_run: false,
+          success: result.ok,
+          status_code: result.status_code,
+          duration_ms: result.duration_ms,
+          ...(result.error === null ? {} : { error: result.error }),
+        },
+      };
+    },
+
+    deliveries: (query) => store.page(query),
+
+    async redeliver(id: string): Promise<WebhookRedeliverOutcome> {
+      const record = store.get(id);
+      if (!record) return { ok: false, reason: 'not-found', message: `no delivery "${id}" in the log` };
+      const webhook = webhooks.get(record.webhook);
+      if (!webhook || !webhook.enabled) {
+        const state = webhook ? 'disabled' : 'no longer configured';
+        return { ok: false, reason: 'webhook-gone', message: `webhook "${record.webhook}" is ${state}` };
+      }
+      if (outbox.isSending(id)) return { ok: false, reason: 'in-flight', message: `delivery "${id}" is being sent right now` };
+      const now = clock.now();
+      const queued = { ...record, status: 'pending' as const, round_attempts: 0, next_attempt_at: now, updated_at: new Date(now).toISOString() };
+      await store.put(queued);
+      outbox.sendNow(queued);
+      return { ok: true, delivery: toDeliveryView(queued) };
+    },
+  };
+}
+
+function toTarget(webhook: WebhookConfig): WebhookTarget {
+  return {
+    name: webhook.name,
+    url: redactUrl(webhook.url),
+    enabled: webhook.enabled,
+    events: [...webhook.events],
+    timeout_ms: webhook.timeout_ms,
+    retry: webhook.retry,
+    has_secret: webhook.secret !== undefined,
+  };
+}
+
+// A password in the URL is a secret too; viewers see that there is one, not what it is.
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.href;
+  } catch (err: unknown) {
+    // The config schema checked the URL's form; one the URL parser still rejects is shown as configured.
+    if (err instanceof TypeError) return url;
+    throw err;
+  }
+}
+
+type ResolvedTarget = { ok: true; target: AttemptTarget } | Extract<WebhookTestOutcome, { ok: false }>;
+
+function resolveTestTarget(input: WebhookTestRequest, webhooks: ReadonlyMap<string, WebhookConfig>): ResolvedTarget {
+  if (input.name !== undefined && input.url !== undefined) {
+    return { ok: false, field: 'url', message: 'give either url or name (a configured webhook), not both' };
+  }
+  if (input.name !== undefined) {
+    const webhook = webhooks.get(input.name);
+    if (!webhook) return { ok: false, field: 'name', message: `no webhook named "${input.name}" is configured` };
+    if (input.secret !== undefined) {
+      return { ok: false, field: 'secret', message: 'a configured webhook is tested with its own secret; give secret only with url' };
+    }
+    return { ok: true, target: { url: webhook.url, secret: webhook.secret, timeout_ms: input.timeout_ms ?? webhook.timeout_ms } };
+  }
+  if (input.url === undefined) return { ok: false, field: 'url', message: 'give url, or name for a configured webhook' };
+  if (!URL.canParse(input.url)) return { ok: false, field: 'url', message: `"${input.url}" is not a URL` };
+  const protocol = new URL(input.url).protocol;
+  if (protocol !== 'http:' && protocol !== 'https:') return { ok: false, field: 'url', message: `must be an http or https URL (got ${protocol})` };
+  return { ok: true, target: { url: input.url, secret: input.secret, timeout_ms: input.timeout_ms ?? DEFAULT_TEST_TIMEOUT_MS } };
+}

@@ -1,0 +1,83 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock, type Clock, type EventSink, type Static, type WebhookAdmin } from '@crateflow/sdk';
+import webhooksPlugin from '@crateflow/sink-webhooks';
+import { createLogger } from '../../../core/logging/create-logger.js';
+import { createPluginContext } from '../../../core/plugins/plugin-context-factory.js';
+import { compileStrict } from '../../../core/schema/ajv.js';
+import { formatSchemaErrors } from '../../../core/schema/format-schema-errors.js';
+import { Database } from '../../../core/storage/database.js';
+import { newId } from '../../../core/ids/new-id.js';
+
+export interface StartedSink {
+  sink: EventSink;
+  admin: WebhookAdmin;
+  dataDir: string;
+  /** The plugin's storage file, parsed (what a restart would read). */
+  readStoredEntries(): Promise<Record<string, unknown>>;
+  /** Stops the plugin and flushes its storage; keeps the data dir. */
+  stop(): Promise<void>;
+  /** Stops the plugin and removes the data dir (unless it was given). */
+  close(): Promise<void>;
+}
+
+export interface StartSinkOptions {
+  webhooks: unknown[];
+  clock?: Clock;
+  /** Reuse a data dir (a restart); a new temp dir otherwise. */
+  dataDir?: string;
+  version?: string;
+}
+
+/**
+ * Builds the webhooks plugin the way the host does (config validated with defaults by the same ajv, a real
+ * storage-backed context), starts it, and returns it with its admin interface.
+ */
+export async function startWebhookSink(options: StartSinkOptions): Promise<StartedSink> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'crateflow-webhooks-')));
+  const config = structuredClone(options.webhooks);
+  const validate = compileStrict<Static<typeof webhooksPlugin.manifest.configSchema>>(webhooksPlugin.manifest.configSchema);
+  if (!validate(config)) throw new Error(formatSchemaErrors(validate.errors, 'webhooks').map((p) => `${p.path}: ${p.message}`).join('\n'));
+  const database = await Database.open(dataDir);
+  const clock = options.clock ?? systemClock();
+  const shutdown = new AbortController();
+  const { context, close: closeContext } = await createPluginContext('webhooks', config, {
+    database,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    clock,
+    signal: shutdown.signal,
+    version: options.version ?? '9.8.7',
+    newId: () => newId(clock.now()),
+  });
+  const sink = await webhooksPlugin.create(context);
+  const admin = sink.admin;
+  if (!admin) throw new Error('the webhooks plugin offers no admin interface');
+  await sink.start?.();
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      shutdown.abort();
+      await sink.stop?.();
+      await closeContext();
+      await database.flush();
+    })());
+  return {
+    sink,
+    admin,
+    dataDir,
+    async readStoredEntries() {
+      const parsed: unknown = JSON.parse(await readFile(join(dataDir, 'plugin-webhooks.json'), 'utf8'));
+      if (!parsed || typeof parsed !== 'object' || !('entries' in parsed) || !parsed.entries || typeof parsed.entries !== 'object') {
+        throw new Error('plugin-webhooks.json has no entries object');
+      }
+      return { ...parsed.entries };
+    },
+    stop,
+    async close() {
+      await stop();
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -4,6 +4,7 @@ import { apiNotFound, createApiRouter, type ApiRouterOptions } from './http/api-
 import { problemDetails } from './http/problem-middleware.js';
 import { requestContext } from './http/request-context.js';
 import type { RouteSpec } from './http/route.js';
+import { uiAuthRedirect } from './http/ui-auth-redirect.js';
 
 export interface AppParts extends ApiRouterOptions {
   log: Logger;
@@ -26,7 +27,8 @@ export function createApp(parts: AppParts): Koa {
   app.use(async (ctx, next) => (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? parts.health(ctx, next) : next()));
   app.use(apiNotFound);
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(router.allowedMethods());
+  app.use(uiAuthRedirect(parts.authenticator));
   if (parts.ui) app.use(parts.ui);
   return app;
 }

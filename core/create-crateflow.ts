@@ -15,6 +15,16 @@ import type { RouteSpec } from './http/route.js';
 import { healthHandler } from './http/routes/health.routes.js';
 import { metaRoutes } from './http/routes/meta.routes.js';
 import { authInfoRoutes } from './http/routes/auth-info.routes.js';
+import { authRoutes } from './http/routes/auth.routes.js';
+import { webhookRoutes } from './http/routes/webhooks.routes.js';
+import { statsRoutes } from './http/routes/stats.routes.js';
+import { eventStreamRoutes } from './events/event-stream.routes.js';
+import { DownloadService } from './downloads/download-service.js';
+import { LibraryService } from './library/library-service.js';
+import { QueueService } from './queue/queue-service.js';
+import { WishlistService } from './wishlist/wishlist-service.js';
+import { loadUiAssets } from './ui/ui-assets.js';
+import { serveUi } from './ui/serve-ui.js';
 import { newId } from './ids/new-id.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
@@ -62,13 +72,14 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const database = await Database.open(config.storage.dir);
 
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  if (checked.problems.length > 0) throw new ConfigError(options.configSource ?? 'the configuration', checked.problems);
+  const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
+  if (problems.length > 0) throw new ConfigError(options.configSource ?? 'the configuration', problems);
   const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData);
   const events = new EventBus(coreDoc, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
-  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth);
+  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log });
   container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.ConfigDir, { useValue: options.configDir });
   container.register(Tokens.Log, { useValue: log });
@@ -85,13 +96,26 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
-  routes.push(...authInfoRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...webhookRoutes({ plugins }));
+  routes.push(
+    ...statsRoutes({
+      queue: container.resolve(QueueService),
+      wishlist: container.resolve(WishlistService),
+      downloads: container.resolve(DownloadService),
+      library: container.resolve(LibraryService),
+      store: container.resolve(CoreStore),
+      plugins,
+    }),
+    ...eventStreamRoutes({ events, signal: shutdown.signal }),
+  );
   const app = createApp({
     log,
     routes,
     authenticator,
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
+    ui: serveUi(await loadUiAssets()),
   });
 
   await plugins.start();

@@ -1,37 +1,69 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Identity, Role } from '@crateflow/sdk';
+import { isSecretHash, verifySecret, type Identity, type Role } from '@crateflow/sdk';
 import type { ApiKeyConfig } from '../config/app-config.schema.js';
+import type { PathProblem } from '../schema/format-schema-errors.js';
+
+interface KnownKey {
+  name: string;
+  role: Role;
+  /** SHA-256 of the key: configured for `key`, learned after the first successful scrypt check for `key_hash`. */
+  digest: Buffer | undefined;
+  hash: string | undefined;
+}
 
 /**
- * Recognises the API keys of `ui.auth.api_keys`. Keys are compared as SHA-256 digests with timingSafeEqual, so
- * the comparison takes the same time whatever the key's length or content.
+ * Recognises the API keys of `ui.auth.api_keys`, written as `key` or as `key_hash` (scrypt PHC). Keys are
+ * compared as SHA-256 digests with timingSafeEqual, so the comparison takes the same time whatever the key's
+ * length or content. scrypt takes tens of milliseconds, so once a presented key has matched a `key_hash`, its
+ * digest is remembered and later requests compare digests only.
  */
 export class ApiKeyVerifier {
-  private readonly keys: { name: string; role: Role; digest: Buffer }[];
+  private readonly keys: KnownKey[];
 
   constructor(keys: readonly ApiKeyConfig[]) {
-    this.keys = keys.flatMap((k) => (k.key ? [{ name: k.name, role: k.role, digest: sha256(k.key) }] : []));
+    this.keys = keys.map((k) => ({ name: k.name, role: k.role, digest: k.key === undefined ? undefined : sha256(k.key), hash: k.key_hash }));
+  }
+
+  /** Config problems: each key needs exactly one of `key` and `key_hash`, and a hash must be a PHC scrypt string. */
+  static check(keys: readonly ApiKeyConfig[], path = 'ui.auth.api_keys'): PathProblem[] {
+    return keys.flatMap((k, i): PathProblem[] => {
+      if (k.key === undefined && k.key_hash === undefined) return [{ path: `${path}[${i}]`, message: 'set key or key_hash' }];
+      if (k.key !== undefined && k.key_hash !== undefined) return [{ path: `${path}[${i}]`, message: 'set key or key_hash, not both' }];
+      if (k.key_hash !== undefined && !isSecretHash(k.key_hash)) {
+        return [{ path: `${path}[${i}].key_hash`, message: 'must be an scrypt PHC string as printed by crateflow hash-password' }];
+      }
+      return [];
+    });
   }
 
   get configured(): boolean {
     return this.keys.length > 0;
   }
 
-  /** The API key a request carries (`Authorization: Bearer …` or `X-API-Key`), if any. */
-  static presented(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
-    const header = headers['x-api-key'];
-    if (typeof header === 'string' && header.length > 0) return header;
-    const authorization = headers.authorization;
-    if (typeof authorization === 'string' && /^bearer /i.test(authorization)) return authorization.slice(7).trim() || undefined;
-    return undefined;
+  /** The API key a request carries (`X-API-Key`, or `Authorization: Bearer …`), if any. */
+  static presented(headers: Readonly<Record<string, string | undefined>>): string | undefined {
+    const header = headers['x-api-key']?.trim();
+    if (header) return header;
+    const bearer = /^bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+    return bearer?.[1];
   }
 
-  verify(presented: string): Identity | null {
+  /** The identity of a presented key (its name, its role), or null. */
+  async verify(presented: string): Promise<Identity | null> {
     const digest = sha256(presented);
-    let match: { name: string; role: Role } | undefined;
+    let match: KnownKey | undefined;
     for (const key of this.keys) {
       // Check every key (no early exit) so timing does not reveal which entry matched.
-      if (timingSafeEqual(key.digest, digest) && !match) match = key;
+      if (key.digest && timingSafeEqual(key.digest, digest) && !match) match = key;
+    }
+    if (!match) {
+      for (const key of this.keys) {
+        if (!key.digest && key.hash && (await verifySecret(presented, key.hash))) {
+          key.digest = digest;
+          match = key;
+          break;
+        }
+      }
     }
     return match ? { name: match.name, groups: [], role: match.role, via: 'api-key' } : null;
   }

@@ -1,48 +1,163 @@
 import type { Context } from 'koa';
-import type { Identity, Role } from '@crateflow/sdk';
+import type { AuthRequest, Clock, Identity, Logger, Role } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
+import { CrossSiteRequestError } from '../errors/cross-site-request-error.js';
+import { TooManyRequestsError } from '../errors/too-many-requests-error.js';
+import { UnauthorizedError } from '../errors/unauthorized-error.js';
+import { CidrList } from '../net/cidr.js';
+import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf } from '../plugins/plugin-host.js';
-import type { RequestAuthenticator } from './request-authenticator.js';
+import type { PathProblem } from '../schema/format-schema-errors.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
+import { describeRequest } from './auth-request.js';
+import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
+import { ProxyTrust } from './proxy-trust.js';
+import type { LoginResult, RequestAuthenticator } from './request-authenticator.js';
+import { requestOrigin, SAFE_METHODS } from './same-origin.js';
+import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
+
+type AuthConfig = AppConfig['ui']['auth'];
+
+export interface DefaultAuthenticatorDeps {
+  clock: Clock;
+  log: Logger;
+  limits?: FailedLoginLimits;
+}
+
+const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'viewer'];
+const PLUGIN_TIMEOUT_MS = 10_000;
+const SCRIPT_CHALLENGE = 'Bearer realm="crateflow"';
 
 /**
  * API keys in every mode, then the auth plugin of `ui.auth.type` when authentication is enabled. With
- * authentication disabled, a request without an API key is let through without an identity.
+ * authentication disabled, a request without an API key is let through without an identity. Failed
+ * credentials (API key, HTTP Basic, login form) count against the client address; state-changing requests
+ * authenticated by a browser credential must come from this site.
  */
 export class DefaultAuthenticator implements RequestAuthenticator {
   readonly enabled: boolean;
   readonly type: string;
   readonly challenge: string;
+  readonly loginAvailable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
+  private readonly trust: ProxyTrust;
+  private readonly limiter: FailedLoginLimiter;
+  private readonly described = new WeakMap<Context, AuthRequest>();
 
-  constructor(private readonly config: AppConfig['ui']['auth'], private readonly plugin: LoadedPluginOf<'auth'> | undefined) {
+  /** Config problems the schema cannot see: malformed `trusted_proxies` entries and API keys. */
+  static check(config: AuthConfig): PathProblem[] {
+    const { invalid } = CidrList.parse(config.trusted_proxies);
+    return [
+      ...invalid.map(({ index, entry }) => ({ path: `ui.auth.trusted_proxies[${index}]`, message: `"${entry}" is not an IP address or CIDR (e.g. 10.0.0.0/8, fd00::/8)` })),
+      ...ApiKeyVerifier.check(config.api_keys),
+    ];
+  }
+
+  constructor(private readonly config: AuthConfig, private readonly plugin: LoadedPluginOf<'auth'> | undefined, deps: DefaultAuthenticatorDeps) {
     this.enabled = config.enabled;
     this.type = config.enabled ? (plugin?.instance.type ?? config.type) : 'disabled';
-    this.challenge = plugin?.instance.challenge ?? 'Bearer realm="crateflow"';
+    this.challenge = plugin?.instance.challenge ?? SCRIPT_CHALLENGE;
+    this.loginAvailable = config.enabled && typeof plugin?.instance.login === 'function';
     this.apiKeys = new ApiKeyVerifier(config.api_keys);
+    this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
+    this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
+    if (config.enabled && Object.keys(config.roles).length === 0 && !this.loginAvailable) {
+      deps.log.info('ui.auth.roles is empty: every user the auth plugin recognises gets the admin role');
+    }
+  }
+
+  describe(ctx: Context): AuthRequest {
+    let req = this.described.get(ctx);
+    if (!req) {
+      req = describeRequest(ctx, this.trust);
+      this.described.set(ctx, req);
+    }
+    return req;
+  }
+
+  challengeFor(ctx: Context): string {
+    // A Basic challenge answering fetch()/XHR makes the browser pop up its own password dialog over the UI.
+    const mode = ctx.get('sec-fetch-mode');
+    const fromScript = ctx.get('x-requested-with') !== '' || mode === 'cors' || mode === 'same-origin' || mode === 'no-cors';
+    return fromScript ? SCRIPT_CHALLENGE : this.challenge;
   }
 
   async identify(ctx: Context): Promise<Identity | null> {
-    const key = ApiKeyVerifier.presented(ctx.headers);
+    const req = this.describe(ctx);
+    const client = req.client_address ?? req.peer_address;
+    const key = ApiKeyVerifier.presented(req.headers);
     if (key !== undefined && this.apiKeys.configured) {
-      const identity = this.apiKeys.verify(key);
-      if (identity) return identity;
+      this.refuseWhileLockedOut(ctx, client);
+      const identity = await this.apiKeys.verify(key);
+      if (!identity) this.limiter.recordFailure(client);
+      return identity;
     }
-    if (!this.enabled || !this.plugin) return null;
-    return this.plugin.instance.authenticate({
-      method: ctx.method,
-      path: ctx.path,
-      headers: ctx.headers as Record<string, string | undefined>,
-      peer_address: ctx.req.socket.remoteAddress ?? '',
-      secure: ctx.req.socket && 'encrypted' in ctx.req.socket,
-      session_token: ctx.cookies.get('crateflow_session'),
-    });
+    const plugin = this.plugin;
+    if (!this.enabled || !plugin) return null;
+    const presentsCredentials = req.headers.authorization !== undefined;
+    if (presentsCredentials) this.refuseWhileLockedOut(ctx, client);
+    const identity = await guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
+    if (presentsCredentials && !identity) this.limiter.recordFailure(client);
+    if (identity && !SAFE_METHODS.has(req.method)) this.refuseCrossSite(req, identity);
+    return identity;
   }
 
   roleOf(identity: Identity): Role | undefined {
     if (identity.role) return identity.role;
-    const ranks: Role[] = ['admin', 'approver', 'viewer'];
-    const granted = identity.groups.map((g) => this.config.roles[g]).filter((r): r is Role => r !== undefined);
-    return ranks.find((r) => granted.includes(r));
+    if (Object.keys(this.config.roles).length === 0) return 'admin';
+    const granted = identity.groups.flatMap((g) => (Object.hasOwn(this.config.roles, g) ? [this.config.roles[g]] : []));
+    return ROLE_ORDER.find((r) => granted.includes(r));
+  }
+
+  async login(req: AuthRequest, credentials: { username: string; password: string }): Promise<LoginResult> {
+    const plugin = this.plugin;
+    const login = plugin?.instance.login;
+    if (!plugin || !login || !this.loginAvailable) throw new UnauthorizedError(this.challenge, `there is no login form in ${this.type} mode`);
+    const { origin, sameSite } = requestOrigin(req);
+    // A login form posted from another site would sign the victim in as the attacker (login CSRF).
+    if (origin !== undefined && !sameSite) throw new CrossSiteRequestError(origin);
+    const client = req.client_address ?? req.peer_address;
+    const wait = this.limiter.retryAfterSeconds(client);
+    if (wait > 0) throw new TooManyRequestsError(wait);
+    const result = await guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req));
+    if (!result) {
+      this.limiter.recordFailure(client);
+      throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
+    }
+    this.limiter.recordSuccess(client);
+    return { identity: result.identity, setCookie: sessionCookie(result.session_token, { secure: req.secure, maxAgeSeconds: result.max_age_s }) };
+  }
+
+  async logout(req: AuthRequest): Promise<string> {
+    const plugin = this.plugin;
+    const logout = plugin?.instance.logout;
+    if (req.session_token && plugin && logout) {
+      const { origin, sameSite } = requestOrigin(req);
+      if (!sameSite) throw new CrossSiteRequestError(origin);
+      const token = req.session_token;
+      await guardPluginCall(plugin.name, 'logout', PLUGIN_TIMEOUT_MS, () => logout.call(plugin.instance, token));
+    }
+    return clearedSessionCookie(req.secure);
+  }
+
+  private refuseWhileLockedOut(ctx: Context, client: string): void {
+    const wait = this.limiter.retryAfterSeconds(client);
+    if (wait === 0) return;
+    ctx.set('Retry-After', String(wait));
+    throw new TooManyRequestsError(wait);
+  }
+
+  /**
+   * CSRF: a browser attaches its credentials (our session cookie, cached Basic credentials, the forward-auth
+   * proxy's cookie) to requests that other sites start. A session needs a same-site Origin/Referer; Basic and
+   * proxy identities are refused only when a browser names another site, so scripts and curl (which send
+   * neither header) keep working. API keys are never sent by a browser on its own.
+   */
+  private refuseCrossSite(req: AuthRequest, identity: Identity): void {
+    if (identity.via === 'api-key') return;
+    const { origin, sameSite } = requestOrigin(req);
+    if (sameSite) return;
+    if (identity.via !== 'session' && origin === undefined) return;
+    throw new CrossSiteRequestError(origin);
   }
 }

@@ -1,5 +1,11 @@
 import type { Context } from 'koa';
-import type { Identity, Role } from '@crateflow/sdk';
+import type { AuthRequest, Identity, Role } from '@crateflow/sdk';
+
+/** A successful login: who signed in, and the `Set-Cookie` value that carries the session. */
+export interface LoginResult {
+  identity: Identity;
+  setCookie: string;
+}
 
 /**
  * How the API layer asks "who is this?". The composition root builds the implementation from `ui.auth`
@@ -12,7 +18,22 @@ export interface RequestAuthenticator {
   readonly type: string;
   /** The `WWW-Authenticate` value sent with a 401. */
   readonly challenge: string;
+  /** Whether the auth mode has a login form (`POST /auth/login`); false for proxy mode and when disabled. */
+  readonly loginAvailable: boolean;
+  /** The `WWW-Authenticate` value for this request: a script in a browser gets one that does not open a password dialog. */
+  challengeFor(ctx: Context): string;
+  /** What the auth layer sees of a request (peer, trusted proxy, client address, https, lower-case headers). */
+  describe(ctx: Context): AuthRequest;
+  /**
+   * The identity a request carries, or null. Throws TooManyRequestsError while the client is locked out after
+   * failed logins, and CrossSiteRequestError for a state-changing request from another site that a browser
+   * credential (session cookie) would authenticate.
+   */
   identify(ctx: Context): Promise<Identity | null>;
   /** The role an identity holds, or undefined when it holds none. */
   roleOf(identity: Identity): Role | undefined;
+  /** Checks a username and password; throws UnauthorizedError when wrong, TooManyRequestsError when locked out. */
+  login(req: AuthRequest, credentials: { username: string; password: string }): Promise<LoginResult>;
+  /** Ends the request's session, if any; returns the `Set-Cookie` value that clears the cookie. */
+  logout(req: AuthRequest): Promise<string>;
 }

@@ -4,6 +4,7 @@ import type { Context, Next } from 'koa';
 import type { Identity, Logger, Role } from '@crateflow/sdk';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
+import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -43,11 +44,17 @@ export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouter
   return router;
 }
 
-/** The 404 for any /api path no route matched (the router's allowedMethods has already turned wrong methods into 405). */
+/**
+ * Problems for /api paths no route answered: 404 for an unknown path, 405 (with the router's `Allow` header)
+ * for a known path asked with the wrong method.
+ */
 export async function apiNotFound(ctx: Context, next: Next): Promise<void> {
   await next();
-  if (ctx.status === 404 && ctx.body === undefined && ctx.path.startsWith(API_PREFIX)) {
-    throw new NotFoundError('route', `${ctx.method} ${ctx.path}`);
+  if (ctx.body !== undefined || !ctx.path.startsWith(API_PREFIX)) return;
+  if (ctx.status === 404) throw new NotFoundError('route', `${ctx.method} ${ctx.path}`);
+  if (ctx.status === 405 || ctx.status === 501) {
+    const allowed = ctx.response.get('Allow');
+    throw new MethodNotAllowedError(ctx.method, ctx.path, allowed, ctx.status);
   }
 }
 
@@ -59,7 +66,7 @@ function authorize(spec: RouteSpec, authenticator: RequestAuthenticator) {
     } else {
       const identity = await authenticator.identify(ctx);
       if (authenticator.enabled || identity) {
-        if (!identity) throw new UnauthorizedError(authenticator.challenge);
+        if (!identity) throw new UnauthorizedError(authenticator.challengeFor(ctx));
         const role = authenticator.roleOf(identity);
         if (!role || ROLE_RANK[role] < ROLE_RANK[access]) throw new ForbiddenError(access, role);
       }
@@ -94,6 +101,7 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
       body,
       identity,
       requestId: ctx.state.requestId,
+      request: options.authenticator.describe(ctx),
       log: ctx.state.log ?? options.log,
       setHeader: (name, value) => ctx.set(name, value),
     });

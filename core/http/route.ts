@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { Identity, Logger, Role } from '@crateflow/sdk';
+import type { AuthRequest, Identity, Logger, Role } from '@crateflow/sdk';
 
 /** What a handler gets: validated input and who is asking. */
 export interface RouteInput<P, Q, B> {
@@ -9,6 +9,8 @@ export interface RouteInput<P, Q, B> {
   /** The authenticated caller; null when authentication is disabled or the route is public. */
   identity: Identity | null;
   requestId: string;
+  /** What the auth layer sees of the request: lower-case headers, peer and client address, https, session cookie. */
+  request: AuthRequest;
   log: Logger;
   /** Response headers the handler wants set (e.g. Set-Cookie, Location). */
   setHeader(name: string, value: string | string[]): void;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { Identity } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
 
@@ -20,6 +21,25 @@ export const AuthInfo = Type.Object(
   { $id: 'AuthInfo' },
 );
 
+/** The public description of who a request is: no secrets, no session token. */
+export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null) {
+  const role = identity ? authenticator.roleOf(identity) : undefined;
+  return {
+    enabled: authenticator.enabled,
+    type: authenticator.type,
+    authenticated: identity !== null,
+    user: identity
+      ? {
+          name: identity.name,
+          ...(identity.display_name ? { display_name: identity.display_name } : {}),
+          ...(identity.email ? { email: identity.email } : {}),
+          groups: identity.groups,
+          ...(role ? { role } : {}),
+        }
+      : null,
+  };
+}
+
 /** `GET /auth/info`: public; who this request is, and how the server authenticates. Never anything secret. */
 export function authInfoRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
   return [
@@ -27,20 +47,7 @@ export function authInfoRoutes(deps: { authenticator: RequestAuthenticator }): R
       method: 'get', path: '/auth/info', tag: 'auth', access: 'public', identifyOptional: true,
       summary: 'Authentication mode and the identity of this request',
       response: AuthInfo,
-      handle: ({ identity }) => ({
-        enabled: deps.authenticator.enabled,
-        type: deps.authenticator.type,
-        authenticated: identity !== null,
-        user: identity
-          ? {
-              name: identity.name,
-              ...(identity.display_name ? { display_name: identity.display_name } : {}),
-              ...(identity.email ? { email: identity.email } : {}),
-              groups: identity.groups,
-              ...(deps.authenticator.roleOf(identity) ? { role: deps.authenticator.roleOf(identity) } : {}),
-            }
-          : null,
-      }),
+      handle: ({ identity }) => authInfoOf(deps.authenticator, identity),
     }),
   ];
 }

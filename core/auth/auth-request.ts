@@ -1,0 +1,33 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { TLSSocket } from 'node:tls';
+import type { Context } from 'koa';
+import type { AuthRequest } from '@crateflow/sdk';
+import type { ProxyTrust } from './proxy-trust.js';
+import { SESSION_COOKIE } from './session-cookie.js';
+
+/**
+ * What the auth layer (and an auth plugin) sees of a Koa request: lower-case headers with repeats joined by
+ * `, `, the TCP peer, whether that peer is a trusted proxy, the client behind it, whether the client used
+ * https, and the session cookie.
+ */
+export function describeRequest(ctx: Context, trust: ProxyTrust): AuthRequest {
+  const headers = flattenHeaders(ctx.req.headers);
+  const peer = ctx.req.socket.remoteAddress ?? '';
+  const sessionToken = ctx.cookies.get(SESSION_COOKIE);
+  return {
+    method: ctx.method,
+    path: ctx.path,
+    headers,
+    peer_address: peer,
+    from_trusted_proxy: trust.isTrusted(peer),
+    client_address: trust.clientAddress(peer, headers['x-forwarded-for']),
+    secure: trust.isSecure(peer, ctx.req.socket instanceof TLSSocket, headers['x-forwarded-proto']),
+    ...(sessionToken ? { session_token: sessionToken } : {}),
+  };
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {
+  const flat: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}

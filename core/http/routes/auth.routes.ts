@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import { route, type RouteSpec } from '../route.js';
+import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
+import { TooManyRequestsError } from '../../errors/too-many-requests-error.js';
+import { AuthInfo, authInfoOf } from './auth-info.routes.js';
+
+const LoginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 256 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false, $id: 'LoginBody' },
+);
+
+/**
+ * `POST /auth/login` and `POST /auth/logout`, present only when the auth mode has a login form (basic).
+ * Login sets the `crateflow_session` cookie; failed logins are rate-limited per client address (429 with
+ * `Retry-After`). Logout ends the session and clears the cookie; it succeeds without a session too.
+ */
+export function authRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
+  const { authenticator } = deps;
+  if (!authenticator.loginAvailable) return [];
+  return [
+    route({
+      method: 'post', path: '/auth/login', tag: 'auth', access: 'public',
+      summary: 'Sign in with username and password; sets the session cookie',
+      body: LoginBody,
+      response: AuthInfo,
+      errors: [400, 401, 403, 415, 429],
+      handle: async ({ body, request, setHeader }) => {
+        try {
+          const { identity, setCookie } = await authenticator.login(request, body);
+          setHeader('Set-Cookie', setCookie);
+          setHeader('Cache-Control', 'no-store');
+          return authInfoOf(authenticator, identity);
+        } catch (err: unknown) {
+          if (err instanceof TooManyRequestsError) setHeader('Retry-After', String(err.retryAfterSeconds));
+          throw err;
+        }
+      },
+    }),
+    route({
+      method: 'post', path: '/auth/logout', tag: 'auth', access: 'public',
+      summary: 'End the session and clear the session cookie',
+      errors: [403],
+      handle: async ({ request, setHeader }) => {
+        setHeader('Set-Cookie', await authenticator.logout(request));
+        return undefined;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,74 @@
+import { definePlugin, isSecretHash, PLUGIN_API_VERSION, Type, type AuthRequest, type Identity } from '@crateflow/sdk';
+import { basicCredentials } from './basic-credentials.js';
+import { CredentialCheck } from './credential-check.js';
+import { SessionStore } from './session-store.js';
+
+const Config = Type.Object(
+  {
+    username: Type.String({ minLength: 1, description: 'the one user who may sign in (role admin)' }),
+    password: Type.Optional(Type.String({ minLength: 1, description: 'the password in plain text (logs a warning at startup; prefer password_hash)' })),
+    password_hash: Type.Optional(Type.String({ pattern: '^\\$scrypt\\$', description: 'scrypt PHC hash of the password, as printed by crateflow hash-password' })),
+    display_name: Type.Optional(Type.String({ minLength: 1, description: 'shown in the UI instead of the username' })),
+    session_idle_minutes: Type.Integer({ minimum: 1, maximum: 525_600, default: 1440, description: 'a session unused for this many minutes ends' }),
+    session_max_days: Type.Integer({ minimum: 1, maximum: 365, default: 30, description: 'a session ends this many days after login, however busy' }),
+  },
+  { additionalProperties: false },
+);
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * `ui.auth.type: basic`: one account from config. Browsers sign in through `POST /api/v1/auth/login` and get
+ * a session cookie (sessions are kept in plugin storage, so they survive a restart); API clients may send
+ * HTTP Basic on every request instead.
+ */
+export default definePlugin({
+  manifest: { name: 'auth-basic', kind: 'auth', apiVersion: PLUGIN_API_VERSION, configSchema: Config, version: '1.0.0' },
+  create({ config, log, storage, clock }) {
+    if ((config.password === undefined) === (config.password_hash === undefined)) {
+      throw new Error('ui.auth: set exactly one of password and password_hash');
+    }
+    if (config.password_hash !== undefined && !isSecretHash(config.password_hash)) {
+      throw new Error('ui.auth.password_hash: not an scrypt PHC string; create one with crateflow hash-password');
+    }
+    if (config.password !== undefined) {
+      log.warn('ui.auth.password is written in plain text; store a hash instead (crateflow hash-password → ui.auth.password_hash)');
+    }
+    const credentials = new CredentialCheck(config);
+    const sessions = new SessionStore(storage, clock, { idleMs: config.session_idle_minutes * MINUTE_MS, maxAgeMs: config.session_max_days * DAY_MS });
+    const identity = (via: Identity['via']): Identity => ({
+      name: config.username,
+      ...(config.display_name ? { display_name: config.display_name } : {}),
+      groups: [],
+      role: 'admin',
+      via,
+    });
+
+    return {
+      type: 'basic',
+      challenge: 'Basic realm="crateflow", charset="UTF-8"',
+      async start() {
+        await sessions.sweep();
+      },
+      async authenticate(req: AuthRequest): Promise<Identity | null> {
+        const basic = basicCredentials(req.headers.authorization);
+        if (basic) return (await credentials.matches(basic.username, basic.password)) ? identity('basic') : null;
+        if (!req.session_token) return null;
+        // A session of another username (the config changed since) is not this account's.
+        return (await sessions.user(req.session_token)) === config.username ? identity('session') : null;
+      },
+      async login({ username, password }, req) {
+        if (!(await credentials.matches(username, password))) {
+          log.info({ client: req.client_address ?? req.peer_address }, 'failed login');
+          return null;
+        }
+        const sessionToken = await sessions.create(config.username);
+        return { session_token: sessionToken, identity: identity('session'), max_age_s: config.session_max_days * 86_400 };
+      },
+      async logout(sessionToken) {
+        await sessions.end(sessionToken);
+      },
+    };
+  },
+});

@@ -1,5 +1,5 @@
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
-import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from './json-fields.js';
+import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 
 /** A file in a search response, as the scorer needs it. */
 export interface SlskdFile {

@@ -1,7 +1,7 @@
 import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
 import { JellyfinApi } from './jellyfin-api.js';
 import { JellyfinConfig } from './jellyfin-config.schema.js';
-import { arrayField, isRecord, numberField, stringField } from './json-fields.js';
+import { arrayField, isRecord, numberField, stringField } from '@crateflow/sdk';
 import { toLibraryAlbum } from './to-library-album.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
-import { isRecord, type JsonRecord } from './json-fields.js';
+import { isRecord, type JsonRecord } from '@crateflow/sdk';
 
 export interface JellyfinApiOptions {
   url: string;

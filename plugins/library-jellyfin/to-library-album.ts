@@ -1,5 +1,5 @@
 import type { LibraryAlbum } from '@crateflow/sdk';
-import { arrayField, isRecord, numberField, stringField, type JsonRecord } from './json-fields.js';
+import { arrayField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 
 /**
  * A MusicAlbum item as a LibraryAlbum, or undefined when it has no name. `ProviderIds` (present only when the

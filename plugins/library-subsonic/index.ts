@@ -1,5 +1,5 @@
 import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
-import { arrayField, booleanField, isRecord, stringField } from './json-fields.js';
+import { arrayField, booleanField, isRecord, stringField } from '@crateflow/sdk';
 import { SubsonicApi } from './subsonic-api.js';
 import { SubsonicConfig } from './subsonic-config.schema.js';
 import { toLibraryAlbum } from './to-library-album.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
-import { isRecord, numberField, stringField, type JsonRecord } from './json-fields.js';
+import { isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 
 /** The protocol version Crateflow speaks (Navidrome implements 1.16.1; token auth needs ≥ 1.13.0). */
 const API_VERSION = '1.16.1';

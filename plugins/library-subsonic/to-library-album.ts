@@ -1,5 +1,5 @@
 import type { LibraryAlbum } from '@crateflow/sdk';
-import { numberField, stringField, type JsonRecord } from './json-fields.js';
+import { numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 
 /**
  * An AlbumID3 as a LibraryAlbum, or undefined when it has no name. `musicBrainzId` (the release id) is only

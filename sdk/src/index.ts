@@ -31,3 +31,5 @@ export type { Static, TSchema } from 'typebox';
 export { hashSecret, verifySecret, isSecretHash } from './secret-hash.js';
 export { WebhookTarget, WebhookTestRequest, WebhookTestResult, WebhookDeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryPage } from './kinds/event-sink.js';
 export type { WebhookAdmin, WebhookDeliveryQuery, WebhookTestOutcome, WebhookRedeliverOutcome } from './kinds/event-sink.js';
+export { isRecord, stringField, numberField, booleanField, arrayField } from './json-fields.js';
+export type { JsonRecord } from './json-fields.js';

@@ -1,0 +1,54 @@
+// The frame around every page: brand, navigation, who is signed in, live status and sign-out.
+import { useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { api } from '../api.js';
+import { navigate } from '../router.js';
+import { stopLive, useLiveStatus } from '../live.js';
+import { toast } from './notice.js';
+
+const NAV = [
+  ['/', 'Dashboard'],
+  ['/queue', 'Queue'],
+  ['/wishlist', 'Wishlist'],
+  ['/downloads', 'Downloads'],
+  ['/webhooks', 'Webhooks'],
+];
+
+const LIVE_LABELS = { live: 'Live', connecting: 'Reconnecting…', off: 'Offline' };
+
+export function Layout({ session, path, onSignedOut, children }) {
+  const live = useLiveStatus();
+  const [busy, setBusy] = useState(false);
+  const canSignOut = session.info.type === 'basic' && session.info.authenticated;
+
+  async function signOut() {
+    setBusy(true);
+    try {
+      await api('/auth/logout', { method: 'POST' });
+      stopLive();
+      navigate('/login', { replace: true });
+      onSignedOut({ ...session.info, authenticated: false, user: null });
+    } catch (err) {
+      toast(err.message, 'error');
+      setBusy(false);
+    }
+  }
+
+  return html`<div class="layout">
+    <a class="skip-link" href="#main">Skip to content</a>
+    <header class="topbar">
+      <a class="brand" href="/" aria-label="Crateflow dashboard"><img src="/assets/icon.svg" alt="" width="24" height="24" />Crateflow</a>
+      <nav class="nav" aria-label="Main">
+        ${NAV.map(([href, label]) => html`<a key=${href} href=${href} aria-current=${path === href ? 'page' : undefined}>${label}</a>`)}
+      </nav>
+      <div class="user">
+        <span class=${`live live-${live}`} title="Live updates" aria-label=${`Live updates: ${LIVE_LABELS[live]}`}>${LIVE_LABELS[live]}</span>
+        ${session.userName
+          ? html`<span class="user-name" data-testid="user-name" title=${`Role: ${session.role}`}>${session.userName}<span class="user-role"> · ${session.role}</span></span>`
+          : null}
+        ${canSignOut ? html`<button type="button" class="btn btn-small" onClick=${signOut} disabled=${busy}>Sign out</button>` : null}
+      </div>
+    </header>
+    <main id="main" class="content" tabindex="-1">${children}</main>
+  </div>`;
+}

@@ -1,0 +1,106 @@
+// Dashboard: counts, the last library sync (and a button to run one), plugin health and recent activity.
+import { useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { api } from '../api.js';
+import { useDebounced, useInterval, useResource } from '../hooks.js';
+import { useLiveEvents } from '../live.js';
+import { EVENT_LABELS, formatAgo, formatCount, formatTime } from '../format.js';
+import { Badge } from '../components/badge.js';
+import { ErrorNotice, toast } from '../components/notice.js';
+
+const SYNC_POLL_MS = 1000;
+
+export function DashboardPage({ session }) {
+  const stats = useResource((signal) => api('/stats', { signal }), 'stats');
+  const refresh = useDebounced(stats.reload, 500);
+  useLiveEvents(null, refresh);
+  useInterval(stats.reload, 30_000, true);
+  const data = stats.data;
+
+  return html`<section aria-labelledby="dash-title" aria-busy=${stats.loading ? 'true' : 'false'}>
+    <h1 id="dash-title">Dashboard</h1>
+    <${ErrorNotice} error=${stats.error} onRetry=${stats.reload} />
+    ${data ? html`
+      <div class="cards">
+        <${Count} label="Pending" value=${data.queue.pending} href="/queue" />
+        <${Count} label="Wishlist" value=${data.wishlist.wanted} href="/wishlist?status=wanted" hint="wanted" />
+        <${Count} label="Downloading" value=${data.downloads.downloading + data.downloads.searching + data.downloads.queued} href="/downloads" />
+        <${Count} label="Completed" value=${data.downloads.completed} href="/downloads?status=completed" />
+        <${Count} label="Failed" value=${data.downloads.failed} href="/downloads?status=failed" tone=${data.downloads.failed > 0 ? 'bad' : ''} />
+      </div>
+      <div class="panels">
+        <${SyncPanel} job=${data.last_sync} canSync=${session.can('approver')} onDone=${stats.reload} />
+        <${PluginsPanel} plugins=${data.plugins} />
+        <${ActivityPanel} events=${data.recent_events} />
+      </div>` : stats.loading ? html`<p class="muted">Loading…</p>` : null}
+  </section>`;
+}
+
+function Count({ label, value, href, hint, tone }) {
+  return html`<a class=${`card count ${tone ? `count-${tone}` : ''}`} href=${href}>
+    <span class="count-value" data-testid=${`count-${label.toLowerCase()}`}>${formatCount(value)}</span>
+    <span class="count-label">${label}${hint ? html` <span class="muted">(${hint})</span>` : null}</span>
+  </a>`;
+}
+
+function SyncPanel({ job, canSync, onDone }) {
+  const [running, setRunning] = useState(null);
+  useInterval(async () => {
+    try {
+      const current = await api(`/jobs/${encodeURIComponent(running)}`);
+      if (current.status !== 'running') {
+        setRunning(null);
+        toast(current.status === 'completed' ? 'Library sync finished' : `Library sync failed: ${current.error || 'unknown error'}`, current.status === 'completed' ? 'ok' : 'error');
+        onDone();
+      }
+    } catch (err) {
+      setRunning(null);
+      toast(err.message, 'error');
+    }
+  }, SYNC_POLL_MS, Boolean(running));
+
+  async function sync() {
+    try {
+      const { job: started } = await api('/library/sync', { method: 'POST' });
+      setRunning(started.id);
+    } catch (err) {
+      toast(err.message, 'error');
+    }
+  }
+
+  const summary = job ? Object.entries(job.summary || {}) : [];
+  return html`<section class="panel" aria-labelledby="sync-title">
+    <h2 id="sync-title">Library sync</h2>
+    ${job ? html`<p><${Badge} state=${job.status} /> ${job.trigger === 'manual' ? 'Started by hand' : 'Scheduled'}, <time datetime=${job.started_at} title=${formatTime(job.started_at)}>${formatAgo(job.started_at)}</time></p>
+      ${summary.length ? html`<dl class="summary">${summary.map(([k, v]) => html`<div key=${k}><dt>${k.replace(/_/g, ' ')}</dt><dd>${formatCount(v)}</dd></div>`)}</dl>` : null}
+      ${job.error ? html`<p class="error-text">${job.error}</p>` : null}`
+    : html`<p class="muted">No library sync has run yet.</p>`}
+    ${canSync ? html`<button type="button" class="btn" onClick=${sync} disabled=${Boolean(running)}>${running ? 'Syncing…' : 'Sync library now'}</button>` : null}
+  </section>`;
+}
+
+function PluginsPanel({ plugins }) {
+  return html`<section class="panel" aria-labelledby="plugins-title">
+    <h2 id="plugins-title">Plugins</h2>
+    <ul class="plain-list">
+      ${plugins.map((p) => html`<li key=${p.name} class="plugin">
+        <span><strong>${p.name}</strong> <span class="muted">${p.kind}</span></span>
+        <${Badge} state=${p.healthy ? 'healthy' : 'unhealthy'} />
+        ${!p.healthy && p.last_error ? html`<span class="error-text plugin-error">${p.last_error}</span>` : null}
+      </li>`)}
+    </ul>
+  </section>`;
+}
+
+function ActivityPanel({ events }) {
+  return html`<section class="panel panel-wide" aria-labelledby="activity-title">
+    <h2 id="activity-title">Recent activity</h2>
+    ${events.length === 0 ? html`<p class="muted">Nothing has happened yet.</p>` : html`<ul class="plain-list activity">
+      ${events.map((e) => html`<li key=${e.id}>
+        <span class=${`event-type event-${e.type}`}>${EVENT_LABELS[e.type] || e.type}</span>
+        <span class="activity-what">${e.data.artist}${e.data.album ? ` — ${e.data.album}` : ''}</span>
+        <time class="muted" datetime=${e.timestamp} title=${formatTime(e.timestamp)}>${formatAgo(e.timestamp)}</time>
+      </li>`)}
+    </ul>`}
+  </section>`;
+}

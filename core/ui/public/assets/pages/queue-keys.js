@@ -1,0 +1,55 @@
+// Keyboard shortcuts of the queue page. Keys act only when no text field has the focus.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { html } from '../html.js';
+
+export const QUEUE_KEYS = [
+  ['j / k', 'next / previous item'],
+  ['x', 'select or unselect the item'],
+  ['a', 'approve the selection, or the item'],
+  ['r', 'reject the selection, or the item'],
+  ['n / p', 'next / previous page'],
+  ['/', 'search'],
+  ['Esc', 'clear the selection'],
+  ['?', 'show or hide this list'],
+];
+
+const NOT_TEXT = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
+
+function typingIn(target) {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLInputElement) return !NOT_TEXT.has(target.type);
+  return target.isContentEditable || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT';
+}
+
+export function useQueueKeys(actions) {
+  const [open, setOpen] = useState(false);
+  const latest = useRef(actions);
+  latest.current = actions;
+  useEffect(() => {
+    const onKey = (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (typingIn(event.target)) {
+        if (event.key === 'Escape') event.target.blur();
+        return;
+      }
+      const a = latest.current;
+      const map = {
+        j: () => a.move(1), k: () => a.move(-1), x: a.toggle, a: a.approve, r: a.reject,
+        n: a.nextPage, p: a.previousPage, '/': a.focusSearch, Escape: a.clear, '?': () => setOpen((o) => !o),
+      };
+      const run = map[event.key];
+      if (!run) return;
+      event.preventDefault();
+      run();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+  return { open, toggle: () => setOpen((o) => !o) };
+}
+
+export function QueueShortcuts({ id }) {
+  return html`<dl id=${id} class="shortcuts" aria-label="Keyboard shortcuts">
+    ${QUEUE_KEYS.map(([key, what]) => html`<div key=${key}><dt><kbd>${key}</kbd></dt><dd>${what}</dd></div>`)}
+  </dl>`;
+}

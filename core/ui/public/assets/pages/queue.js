@@ -1,0 +1,210 @@
+// The pending queue: server-side search, sort and paging (so 5,000 items cost the same as 50), decisions per
+// item and for a selection, keyboard shortcuts, and live refresh when items are added or decided elsewhere.
+import { Component } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { html } from '../html.js';
+import { api, ApiError, query } from '../api.js';
+import { setParams } from '../router.js';
+import { useDebounced, useResource } from '../hooks.js';
+import { useLiveEvents } from '../live.js';
+import { formatAgo, formatCount, formatTime, releaseName } from '../format.js';
+import { ErrorNotice, toast } from '../components/notice.js';
+import { Pager } from '../components/pager.js';
+import { SearchBox } from '../components/search-box.js';
+import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
+
+const SORTS = [
+  ['added_at:desc', 'Newest first'],
+  ['added_at:asc', 'Oldest first'],
+  ['score:desc', 'Highest score'],
+  ['score:asc', 'Lowest score'],
+  ['artist:asc', 'Artist A–Z'],
+  ['artist:desc', 'Artist Z–A'],
+  ['year:desc', 'Year, newest'],
+  ['year:asc', 'Year, oldest'],
+];
+const PAGE_SIZES = [25, 50, 100, 200];
+const VERB = { approve: 'Approved', reject: 'Rejected' };
+
+function readParams(params) {
+  const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : 50;
+  return {
+    q: params.get('q') || '',
+    source: params.get('source') || '',
+    sort: params.get('sort') || 'added_at',
+    order: params.get('order') === 'asc' ? 'asc' : 'desc',
+    limit,
+    offset: Math.max(0, Math.floor(Number(params.get('offset')) / limit) * limit || 0),
+  };
+}
+
+export function QueuePage({ session, params }) {
+  const view = readParams(params);
+  const key = query(view);
+  const pending = useResource((signal) => api(`/queue/pending${key}`, { signal }), key);
+  const refresh = useDebounced(pending.reload, 400);
+  useLiveEvents(['queue_added', 'queue_approved', 'queue_rejected'], refresh);
+
+  const [selected, setSelected] = useState(() => new Set());
+  const [hidden, setHidden] = useState(() => new Set());
+  const [active, setActive] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const searchRef = useRef(null);
+  const canDecide = session.can('approver');
+
+  const data = pending.data;
+  const items = useMemo(() => (data ? data.items.filter((i) => !hidden.has(i.id)) : []), [data, hidden]);
+
+  // A fresh page from the server: forget rows hidden optimistically and selections that are gone.
+  useEffect(() => {
+    if (!data) return;
+    setHidden(new Set());
+    setSelected((old) => new Set(data.items.filter((i) => old.has(i.id)).map((i) => i.id)));
+    setActive((a) => Math.min(a, Math.max(0, data.items.length - 1)));
+  }, [data]);
+
+  // A new page of results starts at its first row.
+  useEffect(() => setActive(0), [key]);
+
+  async function decide(targets, decision) {
+    if (!canDecide || targets.length === 0 || busy) return;
+    setBusy(true);
+    try {
+      if (targets.length === 1) {
+        await api(`/queue/${encodeURIComponent(targets[0].id)}/${decision}`, { method: 'POST' });
+        toast(`${VERB[decision]} ${releaseName(targets[0])}`);
+      } else {
+        const result = await api(`/queue/${decision}`, { method: 'POST', body: { ids: targets.map((t) => t.id) } });
+        toast(result.message);
+      }
+      setHidden((old) => new Set([...old, ...targets.map((t) => t.id)]));
+      setSelected((old) => new Set([...old].filter((id) => !targets.some((t) => t.id === id))));
+    } catch (err) {
+      toast(err instanceof ApiError && err.status === 409 ? `${releaseName(targets[0])} was already decided elsewhere` : err.message, 'error');
+    } finally {
+      setBusy(false);
+      pending.reload();
+    }
+  }
+
+  const selection = items.filter((i) => selected.has(i.id));
+  const targetsForKeys = () => (selection.length > 0 ? selection : items[active] ? [items[active]] : []);
+  const move = (offset) => setParams({ offset: offset || undefined });
+  const toggle = (id) =>
+    setSelected((old) => {
+      const next = new Set(old);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  const help = useQueueKeys({
+    move: (delta) => setActive((a) => Math.max(0, Math.min(items.length - 1, a + delta))),
+    toggle: () => items[active] && toggle(items[active].id),
+    approve: () => decide(targetsForKeys(), 'approve'),
+    reject: () => decide(targetsForKeys(), 'reject'),
+    nextPage: () => data && view.offset + view.limit < data.total && move(view.offset + view.limit),
+    previousPage: () => view.offset > 0 && move(Math.max(0, view.offset - view.limit)),
+    focusSearch: () => searchRef.current && searchRef.current.focus(),
+    clear: () => setSelected(new Set()),
+  });
+
+  useEffect(() => {
+    const row = document.querySelector(`[data-row-index="${active}"]`);
+    if (row) row.scrollIntoView({ block: 'nearest' });
+  }, [active]);
+
+  // Rows get one stable object of callbacks, so a row re-renders only when its own item or flags change.
+  const rowActions = useRef({});
+  rowActions.current.activate = setActive;
+  rowActions.current.toggle = toggle;
+  rowActions.current.decide = (item, d) => decide([item], d);
+
+  const allOnPage = items.length > 0 && items.every((i) => selected.has(i.id));
+  return html`<section aria-labelledby="queue-title" class="queue">
+    <div class="page-head">
+      <h1 id="queue-title">Queue ${data ? html`<span class="muted count-inline" data-testid="queue-total">${formatCount(data.total)} pending</span>` : null}</h1>
+      <button type="button" class="btn btn-small btn-ghost" onClick=${help.toggle} aria-expanded=${help.open} aria-controls="queue-keys">Keyboard shortcuts</button>
+    </div>
+    ${help.open ? html`<${QueueShortcuts} id="queue-keys" />` : null}
+    <div class="toolbar" role="search">
+      <${SearchBox} inputRef=${searchRef} label="Search queue" placeholder="Search artist, album, source…  ( / )" value=${view.q}
+        onSearch=${(q) => setParams({ q, offset: undefined })} />
+      <label class="field"><span>Source</span>
+        <${SearchBox} label="Filter by source" placeholder="any" value=${view.source} bare=${true}
+          onSearch=${(source) => setParams({ source, offset: undefined })} />
+      </label>
+      <label class="field"><span>Sort</span>
+        <select value=${`${view.sort}:${view.order}`} onChange=${(e) => {
+          const [sort, order] = e.currentTarget.value.split(':');
+          setParams({ sort, order, offset: undefined });
+        }}>${SORTS.map(([value, label]) => html`<option key=${value} value=${value}>${label}</option>`)}</select>
+      </label>
+      <label class="field"><span>Per page</span>
+        <select value=${String(view.limit)} onChange=${(e) => setParams({ limit: e.currentTarget.value, offset: undefined })}>
+          ${PAGE_SIZES.map((n) => html`<option key=${n} value=${n}>${n}</option>`)}
+        </select>
+      </label>
+    </div>
+    ${canDecide && selection.length > 0 ? html`<div class="selection-bar" role="region" aria-label="Selection">
+      <span data-testid="selection-count">${selection.length} selected</span>
+      <button type="button" class="btn btn-approve" disabled=${busy} onClick=${() => decide(selection, 'approve')}>Approve selected</button>
+      <button type="button" class="btn btn-reject" disabled=${busy} onClick=${() => decide(selection, 'reject')}>Reject selected</button>
+      <button type="button" class="btn btn-ghost" onClick=${() => setSelected(new Set())}>Clear</button>
+    </div>` : null}
+    <${ErrorNotice} error=${pending.error} onRetry=${pending.reload} />
+    <table class="table queue-table" aria-busy=${pending.loading ? 'true' : 'false'} aria-describedby="queue-title">
+      <thead><tr>
+        ${canDecide ? html`<th class="col-select"><input type="checkbox" aria-label="Select all on this page" checked=${allOnPage}
+          onChange=${(e) => setSelected(e.currentTarget.checked ? new Set(items.map((i) => i.id)) : new Set())} /></th>` : null}
+        <th class="col-cover"><span class="visually-hidden">Cover</span></th>
+        <th>Release</th><th class="col-source">Source</th><th class="col-num">Score</th><th class="col-num">Year</th><th class="col-added">Added</th>
+        ${canDecide ? html`<th class="col-actions"><span class="visually-hidden">Actions</span></th>` : null}
+      </tr></thead>
+      <tbody>
+        ${items.map((item, index) => html`<${QueueRow} key=${item.id} item=${item} index=${index} active=${index === active}
+          selected=${selected.has(item.id)} canDecide=${canDecide} busy=${busy} actions=${rowActions.current} />`)}
+      </tbody>
+    </table>
+    ${data && items.length === 0 && !pending.loading
+      ? html`<p class="empty">${view.q || view.source ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
+      : null}
+    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${move} label="Queue pages" />` : null}
+  </section>`;
+}
+
+/** One queue row; skips re-rendering unless its own props changed (a page re-renders often while live). */
+class QueueRow extends Component {
+  shouldComponentUpdate(next) {
+    const p = this.props;
+    return next.item !== p.item || next.index !== p.index || next.active !== p.active || next.selected !== p.selected ||
+      next.canDecide !== p.canDecide || next.busy !== p.busy;
+  }
+
+  render({ item, index, active, selected, canDecide, busy, actions }) {
+    const name = releaseName(item);
+    return html`<tr data-row-index=${index} data-id=${item.id} class=${`${active ? 'row-active' : ''} ${selected ? 'row-selected' : ''}`} onClick=${() => actions.activate(index)}>
+      ${canDecide ? html`<td class="col-select"><input type="checkbox" aria-label=${`Select ${name}`} checked=${selected} onChange=${() => actions.toggle(item.id)} /></td>` : null}
+      <td class="col-cover"><${Cover} url=${item.cover_url} artist=${item.artist} /></td>
+      <td class="col-release">
+        <span class="release-artist">${item.artist}</span>
+        <span class="release-work">${item.album || item.title || ''}${item.type === 'track' ? html` <span class="muted">(track)</span>` : null}</span>
+        <span class="release-meta">${[item.source, item.score !== undefined ? `score ${item.score}` : '', item.year].filter(Boolean).join(' · ')}</span>
+      </td>
+      <td class="col-source">${item.source}</td>
+      <td class="col-num">${item.score ?? ''}</td>
+      <td class="col-num">${item.year ?? ''}</td>
+      <td class="col-added"><time datetime=${item.added_at} title=${formatTime(item.added_at)}>${formatAgo(item.added_at)}</time></td>
+      ${canDecide ? html`<td class="col-actions">
+        <button type="button" class="btn btn-small btn-approve" aria-label=${`Approve ${name}`} disabled=${busy} onClick=${() => actions.decide(item, 'approve')}>Approve</button>
+        <button type="button" class="btn btn-small btn-reject" aria-label=${`Reject ${name}`} disabled=${busy} onClick=${() => actions.decide(item, 'reject')}>Reject</button>
+      </td>` : null}
+    </tr>`;
+  }
+}
+
+function Cover({ url, artist }) {
+  const [failed, setFailed] = useState(false);
+  if (!url || failed) return html`<span class="cover cover-empty" aria-hidden="true">${(artist || '?').slice(0, 1).toUpperCase()}</span>`;
+  return html`<img class="cover" src=${url} alt="" width="48" height="48" loading="lazy" decoding="async" onError=${() => setFailed(true)} />`;
+}

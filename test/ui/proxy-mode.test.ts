@@ -1,0 +1,82 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { startApp, type StartedApp } from '../helpers/start-app.js';
+import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
+import { launchChromium } from './launch-chromium.js';
+import { startIdentityProxy, type IdentityProxy } from './identity-proxy.js';
+import { seedQueue } from './seed-queue.js';
+import { openPage } from './watched-page.js';
+
+const ALICE = { 'Remote-User': 'alice', 'Remote-Name': 'Alice Liddell', 'Remote-Groups': 'admins' };
+const BOB = { 'Remote-User': 'bob', 'Remote-Groups': 'listeners' };
+
+describe('proxy mode behind a forward-auth proxy', () => {
+  let browser: Browser;
+  let app: StartedApp;
+  let proxy: IdentityProxy;
+  let receiver: FakeWebhookReceiver;
+
+  before(async () => {
+    receiver = await startFakeWebhookReceiver();
+    app = await startApp({
+      config: {
+        ui: {
+          auth: {
+            enabled: true,
+            type: 'proxy',
+            trusted_headers: ['Remote-User', 'Remote-Groups', 'Remote-Name'],
+            roles: { admins: 'admin', listeners: 'viewer' },
+          },
+        },
+        webhooks: [{ name: 'home', url: receiver.url, events: ['queue_approved'] }],
+      },
+    });
+    proxy = await startIdentityProxy(app.baseUrl, ALICE);
+    await seedQueue(proxy.url, 5);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await proxy?.close();
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it('goes straight to the dashboard and shows the display name from the proxy', async () => {
+    proxy.identity = ALICE;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/');
+    assert.equal(await page.getByTestId('user-name').innerText(), 'Alice Liddell · admin');
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    await page.getByTestId('count-pending').filter({ hasText: '5' }).waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    await w.screenshot('dashboard-proxy-desktop');
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('hides decisions and disables webhook tests for a viewer', async () => {
+    proxy.identity = BOB;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/queue');
+    await page.getByText('Artist 00001', { exact: true }).waitFor();
+    assert.equal(await page.getByTestId('user-name').innerText(), 'bob · viewer');
+    assert.equal(await page.getByRole('button', { name: /^Approve / }).count(), 0);
+    assert.equal(await page.getByRole('checkbox').count(), 0);
+    await page.locator('body').press('a'); // the shortcut does nothing for a viewer
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'home' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Test home' }).isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Dry run home' }).isDisabled(), true);
+    await page.getByText('Testing and redelivering need the admin role').waitFor();
+    await w.screenshot('webhooks-viewer-desktop');
+    assert.equal(receiver.received.length, 0);
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+});

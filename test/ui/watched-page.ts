@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+
+/** Screenshots land here (gitignored) so that a person can look at every page after a run. */
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts/ui/', import.meta.url));
+
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface WatchedPage {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors, uncaught exceptions and failed requests seen so far. */
+  problems: string[];
+  /** Fails the test on any console error, except messages matching `allowed` (e.g. a deliberate 401). */
+  assertNoConsoleErrors(allowed?: RegExp[]): void;
+  /** Saves a full-page screenshot as `<name>.png` under test/artifacts/ui/ and returns its path. */
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface OpenPageOptions {
+  baseURL: string;
+  viewport?: { width: number; height: number };
+  extraHTTPHeaders?: Record<string, string>;
+}
+
+/** A fresh browser context (own cookies) with one page whose console errors are recorded. */
+export async function openPage(browser: Browser, options: OpenPageOptions): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    baseURL: options.baseURL,
+    viewport: options.viewport ?? DESKTOP,
+    ...(options.extraHTTPHeaders ? { extraHTTPHeaders: options.extraHTTPHeaders } : {}),
+    reducedMotion: 'reduce',
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  return {
+    context,
+    page,
+    problems,
+    assertNoConsoleErrors(allowed = []) {
+      const unexpected = problems.filter((p) => !allowed.some((re) => re.test(p)));
+      assert.deepEqual(unexpected, [], 'the page logged errors');
+    },
+    async screenshot(name) {
+      await mkdir(ARTIFACTS_DIR, { recursive: true });
+      const path = `${ARTIFACTS_DIR}${name}.png`;
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    close: () => context.close(),
+  };
+}

@@ -47,6 +47,25 @@ export class JobLog {
     });
   }
 
+  /**
+   * Marks jobs left `running` by a previous process (killed, or unable to record their end) as failed, so
+   * `GET /api/v1/jobs` never shows a sync as running forever. Call once at startup, before any job starts.
+   */
+  async failInterrupted(): Promise<number> {
+    if (!Object.values(this.store.data.jobs).some((job) => job.status === 'running')) return 0;
+    return this.store.mutate((data) => {
+      let count = 0;
+      for (const job of Object.values(data.jobs)) {
+        if (job.status !== 'running') continue;
+        job.status = 'failed';
+        job.finished_at = this.now();
+        job.error = 'interrupted: the server stopped before this job finished';
+        count++;
+      }
+      return count;
+    });
+  }
+
   /** Records a failure of work that is not otherwise tracked as a job (a download poll, say). */
   async recordFailure(kind: string, error: string): Promise<void> {
     const job = await this.start(kind, 'schedule');

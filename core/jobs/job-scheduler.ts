@@ -54,8 +54,10 @@ export class JobScheduler {
 
   private async execute(task: Task): Promise<void> {
     if (task.running || this.stopped) return;
-    task.running = task
-      .run()
+    // Started inside a promise, so a task that throws before returning one is logged like any failed run
+    // instead of escaping from the timer callback as an uncaught exception.
+    task.running = Promise.resolve()
+      .then(task.run)
       .catch((err: unknown) => this.log.error({ err, task: task.name }, 'scheduled task failed; it runs again at its next interval'))
       .finally(() => {
         task.running = undefined;

@@ -65,10 +65,7 @@ export class LibraryService {
 
   private async begin(trigger: Job['trigger']): Promise<RunningSync> {
     const job = await this.jobs.start(SYNC_JOB, trigger);
-    const done = this.sync(job.id).finally(() => {
-      this.running = undefined;
-    });
-    return { job, done };
+    return { job, done: this.sync(job.id) };
   }
 
   list(filter: { q?: string; limit: number; offset: number }) {
@@ -89,7 +86,11 @@ export class LibraryService {
   /** Runs one sync to its end; every outcome, even a store that cannot be written, ends up logged, never thrown. */
   private async sync(jobId: string): Promise<void> {
     const library = this.plugins.library;
-    if (!library) return;
+    if (!library) {
+      this.release();
+      await this.fail(jobId, 'no library backend is configured', {});
+      return;
+    }
     const albums: LibraryAlbum[] = [];
     let malformed = 0;
     try {
@@ -106,19 +107,32 @@ export class LibraryService {
       const failure = new PluginError(library.name, 'albums', { cause: err });
       this.plugins.noteFailure(library, failure, new Date(this.clock.now()));
       this.log.error({ err: failure }, 'library sync failed; the previous catalogue is kept');
+      this.release();
       await this.fail(jobId, failure.message, { albums: albums.length });
       return;
     }
     if (malformed > 0) this.log.warn({ plugin: library.name, malformed }, 'the library backend returned albums without artist or album; they were skipped');
+    let released = false;
     try {
       await this.catalog.replace(albums, new Date(this.clock.now()).toISOString());
       const removed = await this.removeOwned();
+      this.release();
+      released = true;
       await this.jobs.finish(jobId, { albums: albums.length, removed, skipped: malformed });
       this.log.info({ albums: albums.length, removed }, 'library sync finished');
     } catch (err: unknown) {
       this.log.error({ err }, 'library sync could not save its result');
+      if (!released) this.release(); // once released, a new sync may hold the claim
       await this.fail(jobId, `the sync result could not be saved: ${err instanceof Error ? err.message : String(err)}`, { albums: albums.length });
     }
+  }
+
+  /**
+   * Lets the next sync start. Called in the same turn of the event loop as the job's status leaves `running`
+   * (JobLog changes it before its first await), so whoever sees the job ended can start a new sync at once.
+   */
+  private release(): void {
+    this.running = undefined;
   }
 
   private async fail(jobId: string, error: string, summary: Record<string, number>): Promise<void> {

@@ -102,8 +102,8 @@ export class QueueService {
       const found = data.queue[id];
       if (!found) throw new NotFoundError('queue item', id);
       if (found.status !== 'pending') {
-        // `item_status`, not `status`: extensions share the problem object, whose `status` is the HTTP status.
-        throw new ConflictError(`queue item "${id}" is already ${found.status}`, { id, item_status: found.status });
+        // `current_status`, not `status`: that member of a problem is the HTTP status (as `current_state` for downloads).
+        throw new ConflictError(`queue item "${id}" is already ${found.status}`, { id, current_status: found.status });
       }
       this.apply(data, emit, found, decision, identity);
       return found;

@@ -8,17 +8,29 @@ export interface PathProblem {
 
 /**
  * Turns ajv errors into one readable line per problem. Union failures are collapsed into a single
- * "must be one of" line instead of one line per branch; unknown keys and missing keys are named.
+ * "must be one of" line instead of one line per branch, except when the value's JSON type fits exactly one
+ * branch (an object where the union allows one object form or an array): that branch's errors are reported,
+ * because they name the field ("body[2].artist: is required", "body: must NOT have more than 1000 items").
+ * Unknown keys and missing keys are named.
  */
 export function formatSchemaErrors(errors: SchemaErrors | null | undefined, root = ''): PathProblem[] {
   if (!errors) return [];
-  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath));
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const chosen = new Map<AjvError, string>();
+  for (const union of unions) {
+    const branch = branchForType(union.schema, union.data);
+    if (branch !== undefined) chosen.set(union, `${union.schemaPath}/${branch}/`);
+  }
   const problems: PathProblem[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    if ([...unionPaths].some((union) => error.schemaPath !== union && error.schemaPath.startsWith(union.replace(/\/(anyOf|oneOf)$/, '/')))) {
-      continue; // a branch of a union: reported once by the union itself
-    }
+    if (chosen.has(error)) continue; // reported through the errors of its one fitting branch
+    const hidden = unions.some((union) => {
+      if (union === error || !isInside(error, union)) return false;
+      const branch = chosen.get(union);
+      return branch === undefined || !error.schemaPath.startsWith(branch);
+    });
+    if (hidden) continue; // a branch of a union: reported once by the union itself (or not the fitting branch)
     const problem = describe(error, root);
     const line = `${problem.path}\u0000${problem.message}`;
     if (!seen.has(line)) {
@@ -51,6 +63,20 @@ function describe(error: AjvError, root: string): PathProblem {
     default:
       return { path: at || '(root)', message: error.message ?? `fails the ${error.keyword} rule` };
   }
+}
+
+/** Whether `error` comes from inside one of `union`'s branches, for the same value or a value within it. */
+function isInside(error: AjvError, union: AjvError): boolean {
+  const samePlace = error.instancePath === union.instancePath || error.instancePath.startsWith(`${union.instancePath}/`);
+  return samePlace && error.schemaPath.startsWith(`${union.schemaPath}/`);
+}
+
+/** The index of the only union branch whose JSON type is the value's, for objects and arrays. */
+function branchForType(branches: unknown, value: unknown): number | undefined {
+  if (!Array.isArray(branches) || value === null || typeof value !== 'object') return undefined;
+  const type = Array.isArray(value) ? 'array' : 'object';
+  const fitting = branches.flatMap((branch: unknown, i) => (branch && typeof branch === 'object' && 'type' in branch && branch.type === type ? [i] : []));
+  return fitting.length === 1 ? fitting[0] : undefined;
 }
 
 function describeUnion(branches: unknown): string {

@@ -28,10 +28,8 @@ export class WishlistService {
 
   /** Adds an item directly (skipping the queue). 409 when it is already wanted or owned. */
   async add(candidate: Candidate): Promise<WishlistItem> {
-    const existing = this.known.find(candidate);
-    if (existing?.startsWith('wishlist:')) {
-      throw new ConflictError('this album is already on the wishlist', { wishlist_id: existing.slice('wishlist:'.length) });
-    }
+    const existing = this.known.findWanted(candidate);
+    if (existing !== undefined) throw new ConflictError('this album is already on the wishlist', { wishlist_id: existing });
     if (this.library.owns(candidate)) throw new ConflictError('this album is already in the library', {});
     return this.store.mutate((data) => {
       const item: WishlistItem = {

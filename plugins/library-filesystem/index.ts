@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, PLUGIN_API_VERSION, Type, type LibraryAlbum } from '@crateflow/sdk';
 import { containsAudio } from './contains-audio.js';
+import { visibleEntries } from './visible-entries.js';
 
 const Config = Type.Object(
   {
@@ -27,14 +28,14 @@ export default definePlugin({
     const extensions = new Set(config.audio_extensions);
     return {
       async *albums(signal: AbortSignal): AsyncIterable<LibraryAlbum[]> {
-        const artists = await readdir(config.path, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+        const artists = await visibleEntries(config.path).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOENT') {
             log.warn({ path: config.path }, 'the library folder does not exist yet; the library is empty');
             return [];
           }
           throw new Error(`cannot read the library folder ${config.path}: ${err.code ?? err.message}`, { cause: err });
         });
-        const artistDirs = artists.filter((d) => d.isDirectory() && !d.name.startsWith('.'));
+        const artistDirs = artists.filter((d) => d.isDirectory);
         let page: LibraryAlbum[] = [];
         for (let i = 0; i < artistDirs.length && !signal.aborted; i += PARALLEL_READS) {
           const batch = artistDirs.slice(i, i + PARALLEL_READS);
@@ -60,10 +61,10 @@ export default definePlugin({
 });
 
 async function albumsOf(artistPath: string, artist: string, extensions: ReadonlySet<string>): Promise<LibraryAlbum[]> {
-  const entries = await readdir(artistPath, { withFileTypes: true });
+  const entries = await visibleEntries(artistPath);
   const albums = await Promise.all(
     entries
-      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+      .filter((d) => d.isDirectory)
       .map(async (dir) => ((await containsAudio(join(artistPath, dir.name), extensions, 1)) ? { artist, album: dir.name } : undefined)),
   );
   return albums.filter((a): a is LibraryAlbum => a !== undefined);

@@ -1,0 +1,165 @@
+import { describe, it, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { DownloadClient, WantedItem } from '@crateflow/sdk';
+import blackhole from '@crateflow/download-blackhole';
+import { ManualClock } from '../../helpers/manual-clock.js';
+import { createPluginTestContext, type MemoryPluginStorage } from '../../helpers/plugin-test-context.js';
+
+const QUIET_MS = 15_000;
+
+interface Setup {
+  client: DownloadClient;
+  clock: ManualClock;
+  storage: MemoryPluginStorage;
+  root: string;
+  requestsDir: string;
+  completeDir: string;
+  /** Creates the plugin again on the same storage and clock, as after a server restart. */
+  recreate(): Promise<DownloadClient>;
+}
+
+async function setup(t: TestContext): Promise<Setup> {
+  const root = await mkdtemp(join(tmpdir(), 'blackhole-'));
+  const requestsDir = join(root, 'box', 'requests');
+  const completeDir = join(root, 'box', 'complete');
+  const config = { requests_dir: requestsDir, complete_dir: completeDir, quiet_period_ms: QUIET_MS };
+  // File times come from the real clock; start the manual one at real time so "quiet for" is meaningful.
+  const harness = createPluginTestContext(blackhole, config, { clock: new ManualClock(Date.now()) });
+  const more: { close(): Promise<void> }[] = [];
+  t.after(async () => {
+    await Promise.all([harness.close(), ...more.map((h) => h.close())]);
+    await rm(root, { recursive: true, force: true });
+  });
+  const client = await blackhole.create(harness.context);
+  await client.start?.();
+  return {
+    client,
+    clock: harness.clock,
+    storage: harness.storage,
+    root,
+    requestsDir,
+    completeDir,
+    async recreate() {
+      const again = createPluginTestContext(blackhole, config, { clock: harness.clock, storage: harness.storage });
+      more.push(again);
+      return blackhole.create(again.context);
+    },
+  };
+}
+
+const item = (overrides: Partial<WantedItem> = {}): WantedItem => ({ id: 'w1', artist: 'Low', album: 'Double Negative', type: 'album', ...overrides });
+
+/** Writes a file into an album folder and stamps it (and the folder) with the manual clock's time. */
+async function writeTrack(clock: ManualClock, folder: string, name: string, content = 'audio'): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, name), content);
+  const at = new Date(clock.now());
+  await utimes(join(folder, name), at, at);
+  await utimes(folder, at, at);
+}
+
+describe('download-blackhole plugin', () => {
+  it('creates requests_dir and complete_dir on start', async (t) => {
+    const { requestsDir, completeDir } = await setup(t);
+    assert.ok((await stat(requestsDir)).isDirectory());
+    assert.ok((await stat(completeDir)).isDirectory());
+  });
+
+  it('writes one JSON request file per item with id, artist, album, mbid, type and year, and answers the item id as ref', async (t) => {
+    const { client, clock, requestsDir } = await setup(t);
+    const mbid = '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f';
+    const { ref } = await client.request(item({ mbid, year: 2018 }));
+    await client.request(item({ id: 'w2', artist: 'Slowdive', album: undefined, title: 'Alison', type: 'track' }));
+    assert.equal(ref, 'w1');
+    const files = (await readdir(requestsDir)).sort();
+    assert.deepEqual(files, ['Low - Double Negative [w1].json', 'Slowdive - Alison [w2].json']);
+    const body: unknown = JSON.parse(await readFile(join(requestsDir, 'Low - Double Negative [w1].json'), 'utf8'));
+    assert.deepEqual(body, { id: 'w1', artist: 'Low', album: 'Double Negative', mbid, type: 'album', year: 2018, requested_at: new Date(clock.now()).toISOString() });
+  });
+
+  it('keeps request files inside requests_dir whatever the artist and album say', async (t) => {
+    const { client, requestsDir, root } = await setup(t);
+    const hostile: Partial<WantedItem>[] = [
+      { artist: '../../etc', album: '../../../passwd' },
+      { artist: '..', album: '..' },
+      { artist: '/abs/path', album: 'C:\\Windows\\system32' },
+      { artist: 'nul\u0000byte\nnewline', album: 'a:b*c?d"e<f>g|h' },
+      { artist: '.hidden', album: `${'x'.repeat(300)}/../..` },
+    ];
+    for (const [i, overrides] of hostile.entries()) await client.request(item({ id: `w${i}`, ...overrides }));
+    const files = await readdir(requestsDir);
+    assert.equal(files.length, hostile.length);
+    for (const file of files) {
+      assert.equal(dirname(resolve(requestsDir, file)), requestsDir, file);
+      assert.ok(!file.startsWith('.'), `${file} is not hidden`);
+      assert.ok(Buffer.byteLength(file) < 255, `${file} fits a file name`);
+      assert.doesNotMatch(file, /[/\\\u0000\n]/);
+    }
+    assert.deepEqual(await readdir(join(root, 'box')), ['complete', 'requests'], 'nothing was written next to requests_dir');
+    assert.deepEqual(await readdir(root), ['box']);
+  });
+
+  it('reports queued until a matching <Artist>/<Album> folder appears in complete_dir', async (t) => {
+    const { client, clock, completeDir } = await setup(t);
+    const wanted = item();
+    const { ref } = await client.request(wanted);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'queued', progress: 0 });
+    await writeTrack(clock, join(completeDir, 'Low', 'The Great Destroyer'), '01.flac');
+    await writeTrack(clock, join(completeDir, 'Lowly', 'Double Negative'), '01.flac');
+    await clock.advance(QUIET_MS);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'queued', progress: 0 });
+  });
+
+  it('matches folder names normalised: case, accents, a leading "The", punctuation, edition suffixes', async (t) => {
+    const { client, clock, completeDir } = await setup(t);
+    const wanted = item({ artist: 'The Sigur Rós', album: 'Ágætis byrjun' });
+    const { ref } = await client.request(wanted);
+    const folder = join(completeDir, 'SIGUR ROS', 'Agaetis Byrjun [Remastered 2011]');
+    await writeTrack(clock, folder, '01 Svefn-g-englar.flac');
+    await clock.advance(QUIET_MS);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
+
+    const live = item({ id: 'w2', artist: 'Sigur Rós', album: 'Ágætis byrjun (Live)' });
+    const second = await client.request(live);
+    assert.equal((await client.status(second.ref, live)).state, 'queued', '"(Live)" is another album');
+  });
+
+  it('treats a folder still being written as downloading until nothing in it changed for quiet_period_ms', async (t) => {
+    const { client, clock, completeDir } = await setup(t);
+    const wanted = item();
+    const { ref } = await client.request(wanted);
+    const folder = join(completeDir, 'Low', 'Double Negative');
+    await mkdir(folder, { recursive: true });
+    await clock.advance(QUIET_MS * 2);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'downloading', progress: 0.5 }, 'an empty folder is not a download');
+
+    await writeTrack(clock, folder, '01 Quorum.flac');
+    assert.equal((await client.status(ref, wanted)).state, 'downloading');
+    await clock.advance(QUIET_MS - 5000);
+    await writeTrack(clock, folder, '02 Dancing and Blood.flac', 'growing');
+    await clock.advance(10_000);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'only 10 s since the last change');
+    await writeTrack(clock, join(folder, 'CD2'), '01 Fly.flac');
+    await clock.advance(QUIET_MS - 1);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'a change in a disc sub-folder counts too');
+    await clock.advance(1);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
+  });
+
+  it('removes the request file on cancel, also after a restart, and a second cancel is harmless', async (t) => {
+    const { client, requestsDir, storage, recreate } = await setup(t);
+    const first = await client.request(item());
+    const second = await client.request(item({ id: 'w2', album: 'Ones and Sixes' }));
+    await client.cancel?.(first.ref);
+    assert.deepEqual(await readdir(requestsDir), ['Low - Ones and Sixes [w2].json']);
+    await client.cancel?.(first.ref);
+
+    const restarted = await recreate();
+    await restarted.cancel?.(second.ref);
+    assert.deepEqual(await readdir(requestsDir), []);
+    assert.equal(storage.size, 0, 'nothing is left in the plugin storage');
+  });
+});

@@ -5,7 +5,8 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { CoreStore } from '../storage/core-store.js';
 import type { Job } from './job.schema.js';
 
-const KEEP_JOBS = 200;
+// Kept per kind, so a flood of one kind (a download client down for hours) never prunes another's history.
+const KEEP_JOBS_PER_KIND = 100;
 
 /** The record of background work (`GET /api/v1/jobs`): what ran, when, and how it ended. Old entries are pruned. */
 @injectable()
@@ -20,8 +21,8 @@ export class JobLog {
     return this.store.mutate((data) => {
       const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {} };
       data.jobs[job.id] = job;
-      const ids = Object.keys(data.jobs);
-      for (const old of ids.slice(0, Math.max(0, ids.length - KEEP_JOBS))) delete data.jobs[old];
+      const sameKind = Object.values(data.jobs).filter((j) => j.kind === kind && j.status !== 'running');
+      for (const old of sameKind.slice(0, Math.max(0, sameKind.length - KEEP_JOBS_PER_KIND))) delete data.jobs[old.id];
       return job;
     });
   }
@@ -67,9 +68,24 @@ export class JobLog {
   }
 
   /** Records a failure of work that is not otherwise tracked as a job (a download poll, say). */
+  /**
+   * Records a failure of work that is not otherwise tracked as a job (a download poll, say). The same failure
+   * repeated back to back updates one entry (`summary.occurrences`, `finished_at` = last seen) instead of adding
+   * one per poll.
+   */
   async recordFailure(kind: string, error: string): Promise<void> {
+    const latest = this.latest(kind);
+    if (latest?.status === 'failed' && latest.error === error) {
+      await this.store.mutate((data) => {
+        const job = data.jobs[latest.id];
+        if (!job) return;
+        job.summary = { ...job.summary, occurrences: (job.summary.occurrences ?? 1) + 1 };
+        job.finished_at = this.now();
+      });
+      return;
+    }
     const job = await this.start(kind, 'schedule');
-    await this.fail(job.id, error);
+    await this.fail(job.id, error, { occurrences: 1 });
   }
 
   get(id: string): Job {

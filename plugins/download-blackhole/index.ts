@@ -25,41 +25,56 @@ interface RequestRecord {
  */
 export default definePlugin({
   manifest: { name: 'download-blackhole', kind: 'download-client', apiVersion: PLUGIN_API_VERSION, configSchema: Config, version: '1.0.0' },
-  create: ({ config, storage, clock }) => ({
-    async start() {
-      await mkdir(config.requests_dir, { recursive: true });
-      await mkdir(config.complete_dir, { recursive: true });
-    },
+  create: ({ config, storage, clock, log }) => {
+    // What each folder looked like when first seen in its current state. A copy that preserves modification
+    // times (rsync -a, cp -p) can leave old mtimes between files, so the file count and size must also have
+    // stayed the same for the whole quiet period. Kept in memory: after a restart the quiet period restarts.
+    const lastSeen = new Map<string, { files: number; bytes: number; since: number }>();
 
-    async request(item: WantedItem) {
-      const name = `${safeFileName(item.artist)} - ${safeFileName(item.album ?? item.title ?? 'unknown')} [${safeFileName(item.id, 40)}].json`;
-      const file = join(config.requests_dir, name);
-      const body = { id: item.id, artist: item.artist, album: item.album, title: item.title, mbid: item.mbid, type: item.type, year: item.year, requested_at: new Date(clock.now()).toISOString() };
-      await mkdir(config.requests_dir, { recursive: true });
-      await writeFile(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
-      await rename(`${file}.tmp`, file);
-      const ref = item.id;
-      await storage.set(`request/${ref}`, { file } satisfies RequestRecord);
-      return { ref };
-    },
-
-    async status(_ref: string, item: WantedItem): Promise<DownloadUpdate> {
-      const folder = await findCompleteFolder(config.complete_dir, item.artist, item.album ?? item.title ?? '');
-      if (!folder) return { state: 'queued', progress: 0 };
-      const activity = await folderActivity(folder);
-      const quietFor = clock.now() - activity.newestMtimeMs;
-      if (activity.files === 0 || quietFor < config.quiet_period_ms) return { state: 'downloading', progress: 0.5 };
-      return { state: 'completed', progress: 1, download_path: folder };
-    },
-
-    async cancel(ref: string) {
+    async function forget(ref: string): Promise<void> {
+      lastSeen.delete(ref);
       const record = storage.get<RequestRecord>(`request/${ref}`);
-      if (record) {
-        await unlink(record.file).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err;
-        });
-        await storage.delete(`request/${ref}`);
-      }
-    },
-  }),
+      if (!record) return;
+      await unlink(record.file).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+      await storage.delete(`request/${ref}`);
+    }
+
+    return {
+      async start() {
+        await mkdir(config.requests_dir, { recursive: true });
+        await mkdir(config.complete_dir, { recursive: true });
+      },
+
+      async request(item: WantedItem) {
+        const name = `${safeFileName(item.artist)} - ${safeFileName(item.album ?? item.title ?? 'unknown')} [${safeFileName(item.id, 40)}].json`;
+        const file = join(config.requests_dir, name);
+        const body = { id: item.id, artist: item.artist, album: item.album, title: item.title, mbid: item.mbid, type: item.type, year: item.year, requested_at: new Date(clock.now()).toISOString() };
+        await mkdir(config.requests_dir, { recursive: true });
+        await writeFile(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
+        await rename(`${file}.tmp`, file);
+        const ref = item.id;
+        await storage.set(`request/${ref}`, { file } satisfies RequestRecord);
+        return { ref };
+      },
+
+      async status(ref: string, item: WantedItem): Promise<DownloadUpdate> {
+        const folder = await findCompleteFolder(config.complete_dir, item.artist, item.album ?? item.title ?? '');
+        if (!folder) return { state: 'queued', progress: 0 };
+        const activity = await folderActivity(folder);
+        const now = clock.now();
+        const previous = lastSeen.get(ref);
+        const unchangedSince = previous && previous.files === activity.files && previous.bytes === activity.bytes ? previous.since : now;
+        lastSeen.set(ref, { files: activity.files, bytes: activity.bytes, since: unchangedSince });
+        const quiet = now - activity.newestMtimeMs >= config.quiet_period_ms && now - unchangedSince >= config.quiet_period_ms;
+        if (activity.files === 0 || !quiet) return { state: 'downloading', progress: 0.5 };
+        // The request is fulfilled: remove its file so the tool working the blackhole does not see it again.
+        await forget(ref).catch((err: unknown) => log.warn({ err, ref }, 'could not remove a fulfilled request file'));
+        return { state: 'completed', progress: 1, download_path: folder };
+      },
+
+      cancel: forget,
+    };
+  },
 });

@@ -119,6 +119,7 @@ describe('download-blackhole plugin', () => {
     const { ref } = await client.request(wanted);
     const folder = join(completeDir, 'SIGUR ROS', 'Agaetis Byrjun [Remastered 2011]');
     await writeTrack(clock, folder, '01 Svefn-g-englar.flac');
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'found, and now watched for the quiet period');
     await clock.advance(QUIET_MS);
     assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
 
@@ -146,7 +147,30 @@ describe('download-blackhole plugin', () => {
     await clock.advance(QUIET_MS - 1);
     assert.equal((await client.status(ref, wanted)).state, 'downloading', 'a change in a disc sub-folder counts too');
     await clock.advance(1);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'the new file was only seen one poll ago');
+    await clock.advance(QUIET_MS);
     assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
+  });
+
+  it('waits for the file count and size to settle when a copy keeps old modification times (rsync -a, cp -p)', async (t) => {
+    const { client, clock, completeDir, requestsDir } = await setup(t);
+    const wanted = item();
+    const { ref } = await client.request(wanted);
+    const folder = join(completeDir, 'Low', 'Double Negative');
+    const old = new Date(clock.now() - 10 * QUIET_MS);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, '01 Quorum.flac'), 'audio');
+    await utimes(join(folder, '01 Quorum.flac'), old, old);
+    await utimes(folder, old, old);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'old mtimes alone do not prove the copy is over');
+    await clock.advance(QUIET_MS - 1);
+    await writeFile(join(folder, '02 Dancing and Blood.flac'), 'more audio');
+    await utimes(join(folder, '02 Dancing and Blood.flac'), old, old);
+    await utimes(folder, old, old);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'a second file arrived');
+    await clock.advance(QUIET_MS);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
+    assert.deepEqual(await readdir(requestsDir), [], 'the fulfilled request file is removed');
   });
 
   it('removes the request file on cancel, also after a restart, and a second cancel is harmless', async (t) => {

@@ -21,8 +21,9 @@ export class JobLog {
     return this.store.mutate((data) => {
       const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {} };
       data.jobs[job.id] = job;
-      const sameKind = Object.values(data.jobs).filter((j) => j.kind === kind && j.status !== 'running');
-      for (const old of sameKind.slice(0, Math.max(0, sameKind.length - KEEP_JOBS_PER_KIND))) delete data.jobs[old.id];
+      // Finished jobs of this kind beyond the limit go (the new one counts; running ones are never pruned).
+      const finished = Object.values(data.jobs).filter((j) => j.kind === kind && j.status !== 'running');
+      for (const old of finished.slice(0, Math.max(0, finished.length - (KEEP_JOBS_PER_KIND - 1)))) delete data.jobs[old.id];
       return job;
     });
   }

@@ -131,7 +131,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       await stopDomain(container);
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
-      await database.flush();
+      await database.close();
     })();
     return closing;
   }

@@ -10,6 +10,7 @@ import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
 import { compileStrict } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { CoreStore } from '../storage/core-store.js';
+import type { DeepReadonly } from '../storage/track-changes.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import type { Download } from './download.schema.js';
 
@@ -123,15 +124,17 @@ export class DownloadService {
     });
   }
 
-  private async request(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
+  private async request(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, item: DeepReadonly<WishlistItem>): Promise<string | undefined> {
     try {
       const { ref } = await guardPluginCall(client.name, 'request', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.request(wantedItem(item)));
       if (typeof ref !== 'string' || ref.length === 0) throw new Error(`plugin "${client.name}" returned no ref from request()`);
       this.plugins.noteSuccess(client, new Date(this.clock.now()));
-      await this.store.mutate(() => {
-        download.client_ref = ref;
-        delete download.error;
-        download.updated_at = this.now();
+      await this.store.mutate((data) => {
+        const current = data.downloads[download.id];
+        if (!current) return;
+        current.client_ref = ref;
+        delete current.error;
+        current.updated_at = this.now();
       });
       return undefined;
     } catch (err: unknown) {
@@ -139,7 +142,7 @@ export class DownloadService {
     }
   }
 
-  private async poll(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
+  private async poll(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, item: DeepReadonly<WishlistItem>): Promise<string | undefined> {
     const ref = download.client_ref ?? '';
     let update: DownloadUpdate;
     try {
@@ -206,7 +209,7 @@ export class DownloadService {
   }
 
   /** Keeps the download as it is, records why the client could not be reached, and says so in the log. */
-  private async noteError(client: LoadedPluginOf<'download-client'>, download: Download, err: unknown): Promise<string> {
+  private async noteError(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, err: unknown): Promise<string> {
     this.plugins.noteFailure(client, err, new Date(this.clock.now()));
     const message = err instanceof Error ? err.message : String(err);
     // Match on the stable code, not the class: a third-party plugin may bring its own copy of the sdk.
@@ -214,9 +217,11 @@ export class DownloadService {
     const credentials = typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'bad-credentials';
     this.log[credentials ? 'error' : 'warn']({ err, download: download.id }, 'download client call failed; the download is kept and retried at the next poll');
     if (download.error !== message) {
-      await this.store.mutate(() => {
-        download.error = message;
-        download.updated_at = this.now();
+      await this.store.mutate((data) => {
+        const current = data.downloads[download.id];
+        if (!current) return;
+        current.error = message;
+        current.updated_at = this.now();
       });
     }
     return message;
@@ -227,7 +232,7 @@ export class DownloadService {
   }
 }
 
-function wantedItem(item: WishlistItem): WantedItem {
+function wantedItem(item: DeepReadonly<WishlistItem>): WantedItem {
   return {
     id: item.id,
     artist: item.artist,

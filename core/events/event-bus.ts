@@ -25,7 +25,7 @@ export class EventBus {
   private stopped = false;
 
   constructor(
-    private readonly doc: Pick<JsonDocument<{ journal: EventJournal }>, 'data' | 'commit'>,
+    private readonly doc: Pick<JsonDocument<{ journal: EventJournal }>, 'data' | 'commit' | 'touch'>,
     private readonly plugins: LoadedPlugins,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -37,7 +37,10 @@ export class EventBus {
   record(type: EventType, data: EventData): DomainEvent {
     const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
     const sinks = this.plugins.sinks.map((s) => s.name);
-    if (sinks.length > 0) this.doc.data.journal[event.id] = { event, pending: sinks };
+    if (sinks.length > 0) {
+      this.doc.data.journal[event.id] = { event, pending: sinks };
+      this.doc.touch('journal', event.id);
+    }
     return event;
   }
 
@@ -123,6 +126,7 @@ export class EventBus {
     if (!entry) return;
     entry.pending = entry.pending.filter((name) => name !== sink);
     if (entry.pending.length === 0) delete this.doc.data.journal[eventId];
+    this.doc.touch('journal', eventId);
     // Losing this write only means the sink sees the event again after a crash, which sinks tolerate.
     this.doc.commit().catch((err: unknown) => this.log.warn({ err }, 'could not record an event as delivered; it may be sent again after a restart'));
   }

@@ -16,12 +16,14 @@ export class DocumentPluginStorage implements PluginStorage {
 
   set(key: string, value: JsonValue): Promise<void> {
     this.doc.data.entries[key] = value;
+    this.doc.touch('entries', key);
     return this.doc.commit();
   }
 
   delete(key: string): Promise<void> {
     if (!(key in this.doc.data.entries)) return Promise.resolve();
     delete this.doc.data.entries[key];
+    this.doc.touch('entries', key);
     return this.doc.commit();
   }
 

@@ -1,4 +1,5 @@
 import type { CoreData } from '../storage/core-data.js';
+import type { DeepReadonly } from '../storage/track-changes.js';
 import { AlbumMatcher, type AlbumIdentity } from '../library/library-index.js';
 
 /**
@@ -12,7 +13,7 @@ export class KnownAlbums {
   private readonly queued = new AlbumMatcher();
   private readonly wanted = new AlbumMatcher();
 
-  constructor(data: Readonly<CoreData>) {
+  constructor(data: DeepReadonly<CoreData>) {
     for (const item of Object.values(data.queue)) this.queued.add(item, item.id);
     for (const item of Object.values(data.wishlist)) this.wanted.add(item, item.id);
   }

@@ -14,10 +14,13 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     this.tempPath = `${path}.tmp`;
   }
 
-  async read(): Promise<T | null> {
-    await unlink(this.tempPath).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
+  /** The file's content, or null when it does not exist. Removes a leftover temp file unless told to keep it. */
+  async read(options: { keepTemp?: boolean } = {}): Promise<T | null> {
+    if (!options.keepTemp) {
+      await unlink(this.tempPath).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    }
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');

@@ -3,31 +3,42 @@ import { ServiceUnavailableError } from '../errors/service-unavailable-error.js'
 import type { EventBus } from '../events/event-bus.js';
 import type { CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
+import { trackChanges, type DeepReadonly } from './track-changes.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
 const RECENT_EVENTS = 100;
+// The keyed collections of CoreData: a change to one record is logged as that record alone.
+const COLLECTIONS: ReadonlySet<string> = new Set<keyof CoreData>(['queue', 'wishlist', 'downloads', 'jobs', 'journal']);
 
 /**
  * The domain's unit of work. `mutate()` runs a synchronous change against the data (so nothing interleaves),
  * journals the events it emits in the same commit, waits until the commit is on disk, and only then publishes
  * the events. Callers answer the HTTP request after `mutate()` resolves.
+ *
+ * Outside `mutate()` the data is deeply read-only (by type), so every change goes through a mutation, where
+ * it is tracked and logged record by record.
  */
 export class CoreStore {
   constructor(private readonly doc: JsonDocument<CoreData>, private readonly events: EventBus) {}
 
-  get data(): Readonly<CoreData> {
+  get data(): DeepReadonly<CoreData> {
     return this.doc.data;
   }
 
   async mutate<T>(change: (data: CoreData, emit: Emit) => T): Promise<T> {
     const emitted: DomainEvent[] = [];
-    const data = this.doc.data;
+    let touched = false;
+    const data = trackChanges(this.doc.data, COLLECTIONS, (field, key) => {
+      touched = true;
+      this.doc.touch(field as keyof CoreData, key); // field comes from CoreData's own keys
+    });
     const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)));
     if (emitted.length > 0) {
       data.recent_events.push(...emitted);
       if (data.recent_events.length > RECENT_EVENTS) data.recent_events.splice(0, data.recent_events.length - RECENT_EVENTS);
     }
+    if (!touched && emitted.length === 0) return result;
     try {
       await this.doc.commit();
     } catch (err: unknown) {

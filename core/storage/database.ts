@@ -8,23 +8,24 @@ import { JsonDocument } from './json-document.js';
  * here and nothing else touches the files.
  */
 export class Database {
-  private readonly documents = new Map<string, Pick<JsonDocument<unknown>, 'commit' | 'lastError'>>();
+  private readonly documents = new Map<string, Pick<JsonDocument<object>, 'commit' | 'lastError' | 'close'>>();
   private readonly opening = new Map<string, Promise<unknown>>();
 
-  private constructor(readonly dir: string) {}
+  private constructor(readonly dir: string, private readonly compactAfterBytes: number | undefined) {}
 
-  static async open(dir: string): Promise<Database> {
+  /** `compactAfterBytes`: fold a change log into its snapshot past this size (tests make it small). */
+  static async open(dir: string, options: { compactAfterBytes?: number } = {}): Promise<Database> {
     const absolute = resolve(dir);
     await mkdir(absolute, { recursive: true });
-    return new Database(absolute);
+    return new Database(absolute, options.compactAfterBytes);
   }
 
   /** The document stored as `<dir>/<name>.json`, created with `initial()` when the file does not exist yet. */
-  async document<T>(name: string, initial: () => T): Promise<JsonDocument<T>> {
+  async document<T extends object>(name: string, initial: () => T): Promise<JsonDocument<T>> {
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`"${name}" is not a valid document name`);
     const existing = this.opening.get(name);
     if (existing) return existing as Promise<JsonDocument<T>>; // one document per name; T is the caller's contract
-    const opened = JsonDocument.open<T>(join(this.dir, `${name}.json`), initial).then((doc) => {
+    const opened = JsonDocument.open<T>(join(this.dir, `${name}.json`), initial, this.compactAfterBytes).then((doc) => {
       this.documents.set(name, doc);
       return doc;
     });
@@ -35,6 +36,11 @@ export class Database {
   /** Waits until every document's pending writes are on disk. */
   async flush(): Promise<void> {
     await Promise.all([...this.documents.values()].map((doc) => doc.commit()));
+  }
+
+  /** Folds every change log into its snapshot and closes the files (at shutdown). */
+  async close(): Promise<void> {
+    await Promise.all([...this.documents.values()].map((doc) => doc.close()));
   }
 
   /** Why the store cannot be written right now, or undefined when it can. */

@@ -1,43 +1,87 @@
 import { Low } from 'lowdb';
 import { AtomicJsonFile } from './atomic-json-file.js';
+import { ChangeLog, type ChangeSet } from './change-log.js';
+
+/** Past this size the log is folded into a new snapshot at the next commit. */
+export const DEFAULT_COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
 
 /**
- * One JSON file of the store, held in memory, with group commit: every `commit()` made while a write is in
- * flight joins the one queued write behind it, so N concurrent mutations cost at most two file writes, not N.
- * A `commit()` resolves only after a write that serialised the data after the call has reached the disk.
+ * One JSON document of the store, held in memory: a lowdb snapshot (`<name>.json`) plus an append-only change
+ * log (`<name>.json.changes`).
+ *
+ * Writers say what they changed with `touch()` (a record of a keyed collection, or a whole top-level field);
+ * `commit()` then appends just those records to the log, instead of rewriting the whole file. A commit with
+ * nothing touched writes a full snapshot (for documents that are replaced wholesale, like the library).
+ *
+ * Group commit: every `commit()` made while a write is in flight joins the one queued write behind it, so N
+ * concurrent mutations cost at most two disk flushes. A `commit()` resolves only after a write that
+ * serialised the data after the call has reached the disk.
  */
-export class JsonDocument<T> {
-  /** The write that has not serialised the data yet; a commit made now is included by joining it. */
+export class JsonDocument<T extends object> {
   private queued: Promise<void> | undefined;
-  /** The latest write, settled or not; never rejects, so it can be chained on. */
   private tail: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
   private writes = 0;
+  private touchedRecords = new Map<string, Set<string>>();
+  private touchedFields = new Set<string>();
+  private snapshotWanted = false;
 
-  private constructor(private readonly low: Low<T>, readonly path: string) {}
+  private constructor(
+    private readonly low: Low<T>,
+    private readonly log: ChangeLog,
+    readonly path: string,
+    private readonly compactAfterBytes: number,
+  ) {}
 
-  static async open<T>(path: string, initial: () => T): Promise<JsonDocument<T>> {
+  static async open<T extends object>(path: string, initial: () => T, compactAfterBytes = DEFAULT_COMPACT_AFTER_BYTES): Promise<JsonDocument<T>> {
     const low = new Low<T>(new AtomicJsonFile<T>(path), initial());
     await low.read();
-    return new JsonDocument(low, path);
+    const log = new ChangeLog(`${path}.changes`);
+    const replayed = await log.readAll();
+    for (const changes of replayed) applyChanges(low.data, changes);
+    const doc = new JsonDocument(low, log, path, compactAfterBytes);
+    if (replayed.length > 0) await doc.snapshot(); // fold the log in now; this also drops a torn last line
+    return doc;
   }
 
-  /** The live data. Mutate it, then `await commit()` before answering or announcing the change. */
+  /**
+   * Reads a document as it stands on disk (snapshot plus change log) without changing any file, so another
+   * process may do it while the service runs (tests, backups, inspection).
+   */
+  static async peek(path: string): Promise<unknown> {
+    const snapshot = await new AtomicJsonFile<Record<string, unknown>>(path).read({ keepTemp: true });
+    const data = snapshot ?? {};
+    for (const changes of await new ChangeLog(`${path}.changes`).readAll()) applyChanges(data, changes);
+    return data;
+  }
+
+  /** The live data. Mutate it, `touch()` what changed, then `await commit()` before answering or announcing it. */
   get data(): T {
     return this.low.data;
   }
 
-  /** The last write's error, until a later write succeeds. */
   get lastError(): Error | undefined {
     return this.failure;
   }
 
-  /** How many file writes have happened (for tests and benchmarks of group commit). */
+  /** How many disk writes (appends or snapshots) have happened, for tests and benchmarks of group commit. */
   get writeCount(): number {
     return this.writes;
   }
 
+  /** Marks `data[field][key]` as changed (set or deleted), or the whole `data[field]` when `key` is omitted. */
+  touch(field: keyof T & string, key?: string): void {
+    if (key === undefined) {
+      this.touchedFields.add(field);
+      return;
+    }
+    const keys = this.touchedRecords.get(field) ?? new Set<string>();
+    keys.add(key);
+    this.touchedRecords.set(field, keys);
+  }
+
   commit(): Promise<void> {
+    if (this.touchedRecords.size === 0 && this.touchedFields.size === 0) this.snapshotWanted = true;
     if (this.queued) return this.queued;
     const run = this.tail.then(() => {
       this.queued = undefined; // from here on, the data is being serialised: later commits need the next write
@@ -48,14 +92,70 @@ export class JsonDocument<T> {
     return run;
   }
 
+  /** Writes everything into a new snapshot and empties the log (at shutdown, and when the log grows large). */
+  async compact(): Promise<void> {
+    this.snapshotWanted = true;
+    await this.commit();
+  }
+
+  async close(): Promise<void> {
+    await this.compact();
+    await this.log.close();
+  }
+
   private async write(): Promise<void> {
     this.writes++;
+    const changes = this.snapshotWanted || this.log.bytes > this.compactAfterBytes ? undefined : this.collectChanges();
+    this.touchedRecords = new Map();
+    this.touchedFields = new Set();
+    this.snapshotWanted = false;
     try {
-      await this.low.write();
+      if (changes) await this.log.append(changes);
+      else await this.snapshot();
       this.failure = undefined;
     } catch (err: unknown) {
       this.failure = err instanceof Error ? err : new Error(String(err));
+      // What was not written is written by the next snapshot.
+      this.snapshotWanted = true;
       throw new Error(`could not write ${this.path}: ${this.failure.message}`, { cause: err });
     }
   }
+
+  private async snapshot(): Promise<void> {
+    await this.low.write();
+    await this.log.clear();
+  }
+
+  private collectChanges(): ChangeSet {
+    const data: object = this.low.data;
+    const changes: Required<ChangeSet> = { set: [], del: [], put: [] };
+    for (const [field, keys] of this.touchedRecords) {
+      if (this.touchedFields.has(field)) continue; // the whole field goes in `put`
+      const collection: unknown = Reflect.get(data, field);
+      for (const key of keys) {
+        const value = isObject(collection) && Object.hasOwn(collection, key) ? collection[key] : undefined;
+        if (value === undefined) changes.del.push([field, key]);
+        else changes.set.push([field, key, value]);
+      }
+    }
+    for (const field of this.touchedFields) changes.put.push([field, Reflect.get(data, field)]);
+    return changes;
+  }
+}
+
+function applyChanges(data: object, changes: ChangeSet): void {
+  for (const [field, value] of changes.put ?? []) Reflect.set(data, field, value);
+  for (const [field, key, value] of changes.set ?? []) {
+    const collection: unknown = Reflect.get(data, field);
+    if (isObject(collection)) collection[key] = value;
+    else Reflect.set(data, field, { [key]: value });
+  }
+  for (const [field, key] of changes.del ?? []) {
+    const collection: unknown = Reflect.get(data, field);
+    if (isObject(collection)) delete collection[key];
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { readPluginEntries } from '../helpers/read-stored.js';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { LibraryAlbum, Type, type Static, type TSchema } from '@crateflow/sdk';
@@ -66,12 +67,7 @@ const sinkFailure = (log: RecordingLogger, sink: string): LogEntry | undefined =
   log.at('warn').find((e) => e.fields.sink === sink && e.msg.includes('event sink failed'));
 
 async function pluginStorage(dataDir: string, name: string): Promise<Record<string, unknown>> {
-  const text = await readFile(join(dataDir, `plugin-${name}.json`), 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return '{"entries":{}}'; // the plugin has not written anything yet
-    throw err;
-  });
-  const doc: unknown = JSON.parse(text);
-  return typeof doc === 'object' && doc !== null && 'entries' in doc && typeof doc.entries === 'object' && doc.entries !== null ? { ...doc.entries } : {};
+  return readPluginEntries(dataDir, name).catch(() => ({})); // nothing stored yet: the plugin has not written
 }
 
 describe('plugin failure isolation', () => {

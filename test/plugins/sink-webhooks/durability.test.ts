@@ -1,9 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readPluginEntries } from '../../helpers/read-stored.js';
 import { startFakeWebhookReceiver } from '../../fakes/fake-webhook-receiver.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { sampleEvent } from './sample-events.js';
@@ -20,17 +21,9 @@ interface StoredShape {
 
 /** The stored deliveries in a data dir, read from the file as a restarted process would. */
 async function storedDeliveries(dataDir: string): Promise<StoredShape[]> {
-  let text: string;
-  try {
-    text = await readFile(join(dataDir, 'plugin-webhooks.json'), 'utf8');
-  } catch (err: unknown) {
-    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return [];
-    throw err;
-  }
-  const parsed: unknown = JSON.parse(text);
-  if (!parsed || typeof parsed !== 'object' || !('entries' in parsed) || !parsed.entries || typeof parsed.entries !== 'object') return [];
-  // The file holds what the plugin wrote: delivery records of this shape, keyed delivery/<id>.
-  return Object.entries(parsed.entries)
+  const entries = await readPluginEntries(dataDir, 'webhooks').catch(() => ({}));
+  // The store holds what the plugin wrote: delivery records of this shape, keyed delivery/<id>.
+  return Object.entries(entries)
     .filter(([key]) => key.startsWith('delivery/'))
     .map(([, value]) => value as StoredShape);
 }

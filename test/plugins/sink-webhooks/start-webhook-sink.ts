@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readPluginEntries } from '../../helpers/read-stored.js';
 import { systemClock, type Clock, type EventSink, type Static, type WebhookAdmin } from '@crateflow/sdk';
 import webhooksPlugin from '@crateflow/sink-webhooks';
 import { createLogger } from '../../../core/logging/create-logger.js';
@@ -67,13 +68,7 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
     sink,
     admin,
     dataDir,
-    async readStoredEntries() {
-      const parsed: unknown = JSON.parse(await readFile(join(dataDir, 'plugin-webhooks.json'), 'utf8'));
-      if (!parsed || typeof parsed !== 'object' || !('entries' in parsed) || !parsed.entries || typeof parsed.entries !== 'object') {
-        throw new Error('plugin-webhooks.json has no entries object');
-      }
-      return { ...parsed.entries };
-    },
+    readStoredEntries: () => readPluginEntries(dataDir, 'webhooks'),
     stop,
     async close() {
       await stop();

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { TSchema } from 'typebox';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Next } from 'koa';
 import type { Identity, Logger, Role } from '@crateflow/sdk';
@@ -84,16 +85,17 @@ async function requireJson(ctx: Context, next: Next): Promise<void> {
 }
 
 function handle(spec: RouteSpec, options: ApiRouterOptions) {
-  const checkParams = spec.params ? compileCoercing(spec.params) : undefined;
-  const checkQuery = spec.query ? compileCoercing(spec.query) : undefined;
-  const checkBody = spec.body ? compileStrict(spec.body) : undefined;
-  const checkResponse = options.validateResponses && spec.response ? compileStrict(spec.response) : undefined;
+  // Validators compile on a route's first request, not at startup (compiling all of them cost ~90 ms per start).
+  const checkParams = lazy(spec.params, compileCoercing);
+  const checkQuery = lazy(spec.query, compileCoercing);
+  const checkBody = lazy(spec.body, compileStrict);
+  const checkResponse = lazy(options.validateResponses ? spec.response : undefined, compileStrict);
   const successStatus = spec.status ?? (spec.response ? 200 : 204);
 
   return async function routeHandler(ctx: Context): Promise<void> {
-    const params = validate(checkParams, { ...ctx.params }, 'params');
-    const query = validate(checkQuery, { ...ctx.query }, 'query');
-    const body = validate(checkBody, ctx.request.body, 'body');
+    const params = validate(checkParams(), { ...ctx.params }, 'params');
+    const query = validate(checkQuery(), { ...ctx.query }, 'query');
+    const body = validate(checkBody(), ctx.request.body, 'body');
     const identity: Identity | null = ctx.state.identity ?? null;
     const result = await spec.handle({
       params,
@@ -105,12 +107,19 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
       log: ctx.state.log ?? options.log,
       setHeader: (name, value) => ctx.set(name, value),
     });
-    if (checkResponse && !checkResponse(result)) {
-      throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered outside its schema: ${JSON.stringify(formatSchemaErrors(checkResponse.errors))}`);
+    const responseCheck = checkResponse();
+    if (responseCheck && !responseCheck(result)) {
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered outside its schema: ${JSON.stringify(formatSchemaErrors(responseCheck.errors))}`);
     }
     ctx.status = successStatus;
     if (result !== undefined && successStatus !== 204) ctx.body = result;
   };
+}
+
+/** A validator compiled the first time it is needed; undefined when the route declares no such schema. */
+function lazy(schema: TSchema | undefined, compile: (schema: TSchema) => Validator<unknown>): () => Validator<unknown> | undefined {
+  let compiled: Validator<unknown> | undefined;
+  return () => (schema ? (compiled ??= compile(schema)) : undefined);
 }
 
 function validate(check: Validator<unknown> | undefined, value: unknown, part: 'params' | 'query' | 'body'): unknown {

@@ -24,15 +24,30 @@ export class PendingView {
 
   constructor(private readonly items: () => Iterable<QueueItem>) {}
 
-  /** Call after any change to the queue. */
+  /** Items decided since the views were computed; dropped from them at the next read. */
+  private readonly decided = new Set<string>();
+
+  /** Call after items were added: every view is computed again at the next read. */
   invalidate(): void {
     this.version++;
+  }
+
+  /**
+   * Call after items stopped being pending. The cached views stay valid without them, so the next read only
+   * filters them out instead of sorting everything again (approvals come in bursts; reads in between are few).
+   */
+  remove(ids: Iterable<string>): void {
+    for (const id of ids) this.decided.add(id);
   }
 
   list(filter: PendingFilter): readonly QueueItem[] {
     if (this.cachedVersion !== this.version) {
       this.cache.clear();
       this.cachedVersion = this.version;
+      this.decided.clear();
+    } else if (this.decided.size > 0) {
+      for (const [key, view] of this.cache) this.cache.set(key, view.filter((item) => !this.decided.has(item.id)));
+      this.decided.clear();
     }
     const key = `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}`;
     let view = this.cache.get(key);

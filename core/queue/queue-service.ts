@@ -92,7 +92,7 @@ export class QueueService {
       }
       return decided;
     });
-    if (count > 0) this.pending.invalidate();
+    if (count > 0) this.pending.remove(ids);
     return count;
   }
 
@@ -108,7 +108,7 @@ export class QueueService {
       this.apply(data, emit, found, decision, identity);
       return found;
     });
-    this.pending.invalidate();
+    this.pending.remove([id]);
     return item;
   }
 

@@ -10,6 +10,7 @@ import { JsonDocument } from './json-document.js';
 export class Database {
   private readonly documents = new Map<string, Pick<JsonDocument<object>, 'commit' | 'lastError' | 'close'>>();
   private readonly opening = new Map<string, Promise<unknown>>();
+  private dirChecked: { at: number; problem: string | undefined } = { at: -Infinity, problem: undefined };
 
   private constructor(readonly dir: string, private readonly compactAfterBytes: number | undefined) {}
 
@@ -43,16 +44,21 @@ export class Database {
     await Promise.all([...this.documents.values()].map((doc) => doc.close()));
   }
 
-  /** Why the store cannot be written right now, or undefined when it can. */
-  async writeProblem(): Promise<string | undefined> {
+  /**
+   * Why the store cannot be written right now, or undefined when it can. The data dir's permissions are
+   * checked at most once a second: /health asks on every probe, and the check was a sixth of its cost.
+   */
+  async writeProblem(now = Date.now()): Promise<string | undefined> {
     for (const doc of this.documents.values()) {
       if (doc.lastError) return `last write failed: ${doc.lastError.message}`;
     }
+    if (now - this.dirChecked.at < 1000) return this.dirChecked.problem;
     try {
       await access(this.dir, constants.W_OK);
-      return undefined;
+      this.dirChecked = { at: now, problem: undefined };
     } catch (err: unknown) {
-      return `data dir ${this.dir} is not writable: ${err instanceof Error ? err.message : String(err)}`;
+      this.dirChecked = { at: now, problem: `data dir ${this.dir} is not writable: ${err instanceof Error ? err.message : String(err)}` };
     }
+    return this.dirChecked.problem;
   }
 }

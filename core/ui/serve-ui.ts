@@ -30,14 +30,10 @@ export function serveUi(assets: UiAssets): Middleware {
 }
 
 function negotiate(ctx: Context, asset: UiAsset): Buffer {
-  const encoding = asset.br || asset.gzip ? ctx.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
-  if (encoding === 'br' && asset.br) {
-    ctx.set('Content-Encoding', 'br');
-    return asset.br;
-  }
-  if (encoding === 'gzip' && asset.gzip) {
-    ctx.set('Content-Encoding', 'gzip');
-    return asset.gzip;
+  const encoding = asset.compressible ? ctx.acceptsEncodings('br', 'gzip', 'identity') : 'identity';
+  if (encoding === 'br' || encoding === 'gzip') {
+    ctx.set('Content-Encoding', encoding);
+    return asset.encoded(encoding);
   }
   return asset.body;
 }

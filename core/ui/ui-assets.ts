@@ -4,12 +4,13 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 
-/** One file the UI serves, read and compressed once at startup. */
+/** One file the UI serves, read once at startup and compressed the first time a client asks for it. */
 export interface UiAsset {
   body: Buffer;
-  /** Pre-compressed variants for text files worth compressing. */
-  br?: Buffer;
-  gzip?: Buffer;
+  /** Whether the file is worth compressing (a text file above the size floor). */
+  compressible: boolean;
+  /** The brotli and gzip variants, made on first use and kept (compressing at startup cost ~100 ms per start). */
+  encoded(encoding: 'br' | 'gzip'): Buffer;
   type: string;
   /** Weak validator (the same for every encoding) over the content: hash-free URLs revalidate with a cheap 304. */
   etag: string;
@@ -73,12 +74,20 @@ export async function loadUiAssets(publicDir: string = UI_PUBLIC_DIR): Promise<U
 }
 
 function makeAsset(body: Buffer, type: string): UiAsset {
-  const asset: UiAsset = { body, type, etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-  if (!type.startsWith('image/png') && body.length >= COMPRESS_MIN_BYTES) {
-    asset.br = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } });
-    asset.gzip = gzipSync(body, { level: 9 });
-  }
-  return asset;
+  const variants: Partial<Record<'br' | 'gzip', Buffer>> = {};
+  return {
+    body,
+    type,
+    etag: `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+    compressible: !type.startsWith('image/png') && body.length >= COMPRESS_MIN_BYTES,
+    encoded(encoding) {
+      variants[encoding] ??=
+        encoding === 'br'
+          ? brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
+          : gzipSync(body, { level: 9 });
+      return variants[encoding];
+    },
+  };
 }
 
 function importMapHashOf(html: string): string {

@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { HttpRequestError } from './errors.js';
@@ -78,11 +78,9 @@ const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient & { close(): Promise<void> } {
   const refuse = options.refuseAddress;
-  const agent = new Agent({
-    connections: options.connectionsPerOrigin ?? 16,
-    keepAliveTimeout: 4000,
-    connect: refuse ? { lookup: guardedLookup(refuse) } : {},
-  });
+  // undici loads on the first request: most servers never make an outbound call, and importing it costs
+  // ~35 ms of every start.
+  let agent: Agent | undefined;
   const defaultTimeout = options.defaultTimeoutMs ?? 10_000;
 
   async function request(req: HttpRequest): Promise<HttpResponse> {
@@ -96,8 +94,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const limit = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const undici = await import('undici');
+    agent ??= new undici.Agent({
+      connections: options.connectionsPerOrigin ?? 16,
+      keepAliveTimeout: 4000,
+      connect: refuse ? { lookup: guardedLookup(refuse) } : {},
+    });
     try {
-      const res = await undiciRequest(url, {
+      const res = await undici.request(url, {
         method: req.method ?? 'GET',
         headers: { 'user-agent': options.userAgent, ...req.headers },
         body: req.body,
@@ -119,10 +123,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
       }
       return toResponse(url, res.statusCode, res.headers, Buffer.concat(chunks));
     } catch (err: unknown) {
-      throw classify(err, url, timeoutMs, deadline, req.signal);
+      throw classify(err, url, timeoutMs, deadline, undici.errors, req.signal);
     }
   }
-  return { request, close: () => agent.close() };
+  return { request, close: async () => agent?.close() };
 }
 
 function toResponse(url: URL, status: number, raw: Record<string, string | string[] | undefined>, body: Buffer): HttpResponse {
@@ -145,7 +149,7 @@ function toResponse(url: URL, status: number, raw: Record<string, string | strin
   };
 }
 
-function classify(err: unknown, url: URL, timeoutMs: number, deadline: AbortSignal, callerSignal?: AbortSignal): Error {
+function classify(err: unknown, url: URL, timeoutMs: number, deadline: AbortSignal, undiciErrors: typeof import('undici').errors, callerSignal?: AbortSignal): Error {
   if (err instanceof HttpRequestError) return err;
   const where = `${url.origin}${url.pathname}`;
   if (callerSignal?.aborted) return new HttpRequestError(`request to ${where} was aborted`, 'aborted', { cause: err });

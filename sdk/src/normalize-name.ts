@@ -35,7 +35,7 @@ export function normalizeName(name: string): string {
     .replace(INITIALS_DOT, '$1')
     .toLowerCase()
     .replace(/&/g, ' and ')
-    .replace(/['’`]/g, '')
+    .replace(/['\u2019`]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
   const key = words.replace(/^the /, '');

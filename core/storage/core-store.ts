@@ -7,7 +7,8 @@ import { trackChanges, type DeepReadonly } from './track-changes.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
-const RECENT_EVENTS = 100;
+// Enough for the dashboard's activity list; the whole list is logged with each commit that adds to it.
+const RECENT_EVENTS = 50;
 // The keyed collections of CoreData: a change to one record is logged as that record alone.
 const COLLECTIONS: ReadonlySet<string> = new Set<keyof CoreData>(['queue', 'wishlist', 'downloads', 'jobs', 'journal']);
 
@@ -35,8 +36,11 @@ export class CoreStore {
     });
     const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)));
     if (emitted.length > 0) {
-      data.recent_events.push(...emitted);
-      if (data.recent_events.length > RECENT_EVENTS) data.recent_events.splice(0, data.recent_events.length - RECENT_EVENTS);
+      // On the raw data: these are fresh event objects, and the list is logged whole anyway.
+      const recent = this.doc.data.recent_events;
+      recent.push(...emitted);
+      if (recent.length > RECENT_EVENTS) recent.splice(0, recent.length - RECENT_EVENTS);
+      this.doc.touch('recent_events');
     }
     if (!touched && emitted.length === 0) return result;
     try {

@@ -10,6 +10,18 @@ export function trackChanges<T extends object>(
   touch: (field: string, key?: string) => void,
 ): T {
   const views = new WeakMap<object, object>();
+  const targets = new WeakMap<object, object>();
+
+  // A value written into the data must be raw data, never one of our views: array methods (splice, sort) read
+  // elements through `get` and write them back, and a new record may be built from a view's members.
+  const unwrap = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const target = targets.get(value);
+    if (target) return target;
+    if (Array.isArray(value)) value.forEach((item, i) => (value[i] = unwrap(item)));
+    else for (const [key, item] of Object.entries(value)) Reflect.set(value, key, unwrap(item));
+    return value;
+  };
 
   const watch = <O extends object>(target: O, onWrite: () => void): O => {
     const cached = views.get(target);
@@ -19,9 +31,9 @@ export function trackChanges<T extends object>(
         const value: unknown = Reflect.get(obj, prop, receiver);
         return typeof value === 'object' && value !== null ? watch(value, onWrite) : value;
       },
-      set(obj, prop, value, receiver) {
+      set(obj, prop, value) {
         onWrite();
-        return Reflect.set(obj, prop, value, receiver);
+        return Reflect.set(obj, prop, unwrap(value));
       },
       deleteProperty(obj, prop) {
         onWrite();
@@ -29,6 +41,7 @@ export function trackChanges<T extends object>(
       },
     });
     views.set(target, view);
+    targets.set(view, target);
     return view;
   };
 
@@ -39,9 +52,9 @@ export function trackChanges<T extends object>(
         if (typeof key !== 'string' || typeof value !== 'object' || value === null) return value;
         return watch(value, () => touch(field, key));
       },
-      set(obj, key, value, receiver) {
+      set(obj, key, value) {
         if (typeof key === 'string') touch(field, key);
-        return Reflect.set(obj, key, value, receiver);
+        return Reflect.set(obj, key, unwrap(value));
       },
       deleteProperty(obj, key) {
         if (typeof key === 'string') touch(field, key);
@@ -55,9 +68,9 @@ export function trackChanges<T extends object>(
       if (typeof field !== 'string' || typeof value !== 'object' || value === null) return value;
       return collections.has(field) ? collectionView(field, value) : watch(value, () => touch(field));
     },
-    set(obj, field, value, receiver) {
+    set(obj, field, value) {
       if (typeof field === 'string') touch(field);
-      return Reflect.set(obj, field, value, receiver);
+      return Reflect.set(obj, field, unwrap(value));
     },
   });
 }

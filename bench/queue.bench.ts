@@ -1,0 +1,108 @@
+import { performance } from 'node:perf_hooks';
+import type { Database } from '../core/storage/database.js';
+import { emptyCoreData, type CoreData } from '../core/storage/core-data.js';
+import { Tokens } from '../core/di/tokens.js';
+import { createLogger } from '../core/logging/create-logger.js';
+import { startApp, type StartedApp } from '../test/helpers/start-app.js';
+import { startBareJsonServer } from './bare-json-server.js';
+import { measureHttp, type LoadResult } from './measure-http.js';
+import { measureSideBySide } from './measure-side-by-side.js';
+import { percent, printTable } from './print-table.js';
+import { runWhenMain } from './run-when-main.js';
+
+const ITEMS = 10_000;
+const BATCH = 1000;
+const CONNECTIONS = 32;
+const PAGE_SECONDS = 8;
+const APPROVE_SECONDS = 8;
+
+/**
+ * Issue 3, point 9, with 10,000 pending items: the time to add them, `GET /api/v1/queue/pending` (a page of 50)
+ * beside a bare node:http server answering the same page from memory, and persisted approvals per second
+ * (each 200 only after its approval is on disk) with the store's write count to show group commit.
+ */
+export async function run(): Promise<void> {
+  const app = await startApp({ log: createLogger('warn') });
+  let page: unknown;
+  const bare = await startBareJsonServer(() => page);
+  try {
+    const { ids, ms } = await addCandidates(app);
+    page = await (await fetch(`${app.baseUrl}/api/v1/queue/pending`)).json();
+    const [bareResult, appResult] = await measureSideBySide({
+      urls: [`${bare.url}/api/v1/queue/pending`, `${app.baseUrl}/api/v1/queue/pending`],
+      connections: CONNECTIONS,
+      seconds: PAGE_SECONDS,
+      rounds: 4,
+      warmUpSeconds: 2,
+    });
+    if (!bareResult || !appResult) throw new Error('expected one result per server');
+
+    const doc = await app.crateflow.container.resolve<Database>(Tokens.Database).document<CoreData>('crateflow', emptyCoreData);
+    const writesBefore = doc.writeCount;
+    let next = 0;
+    const approvals = await measureHttp({
+      url: app.baseUrl,
+      method: 'POST',
+      connections: CONNECTIONS,
+      seconds: APPROVE_SECONDS,
+      amount: ids.length,
+      nextPath: () => `/api/v1/queue/${ids[next++ % ids.length] ?? ''}/approve`,
+    });
+    const writes = doc.writeCount - writesBefore;
+    const approved = Object.values(doc.data.queue).filter((item) => item.status === 'approved').length;
+
+    const row = (name: string, r: LoadResult) => [name, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.cpuMicrosPerRequest, r.failures, `${r.seconds} s`];
+    const header = ['measurement', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'failures', 'time'];
+    printTable(
+      `Queue with ${ITEMS.toLocaleString('en-US')} pending items, ${CONNECTIONS} connections`,
+      header,
+      [
+        [`add ${ITEMS.toLocaleString('en-US')} candidates (POST /api/v1/queue, ${BATCH} per request)`, Math.round((ITEMS * 1000) / ms), '', '', '', '', `${Math.round(ms)} ms`],
+        row('GET /queue/pending, bare node:http', bareResult),
+        row('GET /queue/pending, crateflow', appResult),
+        row('POST /queue/{id}/approve (persisted)', approvals),
+      ],
+      [
+        `pending page, crateflow / bare: ${percent(appResult.requestsPerSecond, bareResult.requestsPerSecond)} (target ≥ 50%) ${appResult.requestsPerSecond >= bareResult.requestsPerSecond / 2 ? 'PASS' : 'MISS'}`,
+        `approvals: ${approvals.requestsPerSecond.toLocaleString('en-US')}/s (target ≥ 2,000) ${approvals.requestsPerSecond >= 2000 ? 'PASS' : 'MISS'}, p99 ${approvals.p99Ms} ms (target < 25) ${approvals.p99Ms < 25 ? 'PASS' : 'MISS'}`,
+        `group commit: ${approved.toLocaleString('en-US')} approvals on disk in ${writes.toLocaleString('en-US')} file writes (${(approved / Math.max(writes, 1)).toFixed(1)} per write)`,
+        `"add" row: req/s column is candidates/s`,
+      ],
+    );
+  } finally {
+    await bare.close();
+    await app.close();
+  }
+}
+
+/** Adds ITEMS distinct candidates in batches of BATCH and returns their ids and the total time. */
+async function addCandidates(app: StartedApp): Promise<{ ids: string[]; ms: number }> {
+  const ids: string[] = [];
+  const started = performance.now();
+  for (let offset = 0; offset < ITEMS; offset += BATCH) {
+    const batch = Array.from({ length: BATCH }, (_, i) => ({
+      artist: `Bench Artist ${offset + i}`,
+      album: `Bench Album ${offset + i}`,
+      source: 'bench',
+      score: (offset + i) % 100,
+    }));
+    const response = await fetch(`${app.baseUrl}/api/v1/queue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    });
+    if (response.status !== 201) throw new Error(`POST /api/v1/queue answered ${response.status}: ${await response.text()}`);
+    const added: unknown = await response.json();
+    ids.push(...idsOf(added));
+  }
+  const ms = performance.now() - started;
+  if (ids.length !== ITEMS) throw new Error(`expected ${ITEMS} new queue items, got ${ids.length}`);
+  return { ids, ms };
+}
+
+function idsOf(body: unknown): string[] {
+  if (!body || typeof body !== 'object' || !('items' in body) || !Array.isArray(body.items)) throw new Error('POST /api/v1/queue answered without items');
+  return body.items.flatMap((item: unknown) => (item && typeof item === 'object' && 'id' in item && typeof item.id === 'string' ? [item.id] : []));
+}
+
+runWhenMain(import.meta.url, run);

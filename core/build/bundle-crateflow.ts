@@ -1,0 +1,120 @@
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULT_BUNDLE = join(ROOT, 'dist', 'crateflow.mjs');
+
+/**
+ * The build step behind `npm start`: bundles core/main.ts, the sdk and every workspace plugin into one ESM file, so a
+ * production start does not compile TypeScript. Plugins are still loaded by package name: the plugin host's
+ * `import(packageName)` would reach a workspace package whose "exports" is `./index.ts`, which plain node cannot
+ * run, so the bundle puts a map of built-in package names in front of the host's loader (third-party names and
+ * paths still go to `import()`). The web UI's static files are copied next to the bundle.
+ */
+export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: number; bytes: number }> {
+  const started = performance.now();
+  const result = await build({
+    entryPoints: [join(ROOT, 'core', 'main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    conditions: ['crateflow-source'],
+    tsconfig: join(ROOT, 'tsconfig.json'),
+    // Error classes name themselves from `new.target.name`; keep names that bundling would otherwise suffix.
+    keepNames: true,
+    // Comments and indentation only cost parse time and heap; identifiers stay readable in stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    write: false,
+    // Bundled CommonJS dependencies (koa, pino, ajv…) call require() for node built-ins.
+    banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
+    logLevel: 'error',
+    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion()],
+  });
+  const code = result.outputFiles[0]?.text;
+  if (code === undefined) throw new Error('esbuild produced no output');
+  const ascii = escapeNonAscii(code);
+  await mkdir(dirname(outfile), { recursive: true });
+  await writeFile(outfile, ascii);
+  // core/ui/ui-assets.ts reads `./public/` next to itself (import.meta.url), which is now the bundle's folder.
+  const publicDir = join(dirname(outfile), 'public');
+  await rm(publicDir, { recursive: true, force: true });
+  await cp(join(ROOT, 'core', 'ui', 'public'), publicDir, { recursive: true });
+  return { ms: Math.round(performance.now() - started), bytes: Buffer.byteLength(ascii) };
+}
+
+/**
+ * esbuild leaves non-ASCII characters in regular expression literals (`/['’]/`), and one such character makes
+ * V8 hold the whole multi-megabyte source as a two-byte string. `\uXXXX` means the same in regex literals and
+ * strings, and the minified output has no comments left.
+ */
+function escapeNonAscii(code: string): string {
+  return code.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The package names under plugins/ (npm workspaces): the plugins the bundle carries. */
+async function workspacePluginNames(): Promise<string[]> {
+  const folders = await readdir(join(ROOT, 'plugins'), { withFileTypes: true });
+  const names: string[] = [];
+  for (const folder of folders.filter((f) => f.isDirectory())) {
+    const manifest: unknown = JSON.parse(await readFile(join(ROOT, 'plugins', folder.name, 'package.json'), 'utf8'));
+    if (manifest && typeof manifest === 'object' && 'name' in manifest && typeof manifest.name === 'string') names.push(manifest.name);
+  }
+  return names;
+}
+
+/**
+ * Replaces the plugin host's `./load-plugin.js` with a module that answers built-in package names from static
+ * imports (which esbuild bundles, lazily initialised) and hands everything else to the real loader.
+ */
+function builtInPlugins(packages: readonly string[]): Plugin {
+  const loader = join(ROOT, 'core', 'plugins', 'load-plugin.ts');
+  return {
+    name: 'crateflow-built-in-plugins',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/load-plugin\.js$/ }, (args) =>
+        args.importer.endsWith(join('core', 'plugins', 'plugin-host.ts')) ? { path: 'built-in-plugins', namespace: 'crateflow' } : undefined,
+      );
+      b.onLoad({ filter: /^built-in-plugins$/, namespace: 'crateflow' }, () => ({
+        resolveDir: ROOT,
+        loader: 'ts',
+        contents: [
+          `import { loadPluginModule as loadFromDisk } from ${JSON.stringify(loader)};`,
+          'const builtIn: Record<string, () => Promise<{ default: unknown }>> = {',
+          ...packages.map((name) => `  ${JSON.stringify(name)}: () => import(${JSON.stringify(name)}),`),
+          '};',
+          'export async function loadPluginModule(use: string, baseDir: string): Promise<unknown> {',
+          '  const load = Object.hasOwn(builtIn, use) ? builtIn[use] : undefined;',
+          '  return load ? (await load()).default : loadFromDisk(use, baseDir);',
+          '}',
+        ].join('\n'),
+      }));
+    },
+  };
+}
+
+/** core/version.ts reads `./package.json` next to itself, which a bundle in dist/ does not have. */
+function inlineVersion(): Plugin {
+  return {
+    name: 'crateflow-inline-version',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]core[\\/]version\.ts$/ }, async () => {
+        const manifest: unknown = JSON.parse(await readFile(join(ROOT, 'core', 'package.json'), 'utf8'));
+        const version = manifest && typeof manifest === 'object' && 'version' in manifest && typeof manifest.version === 'string' ? manifest.version : '0.0.0';
+        return { loader: 'ts', contents: `export function readVersion(): string { return ${JSON.stringify(version)}; }` };
+      });
+    },
+  };
+}
+
+// `node --import tsx core/build/bundle-crateflow.ts [outfile]` (npm run build) writes the bundle.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const outfile = process.argv[2] ? resolve(process.argv[2]) : DEFAULT_BUNDLE;
+  const { ms, bytes } = await bundleCrateflow(outfile);
+  process.stdout.write(`built ${outfile} (${(bytes / 1024).toFixed(0)} KiB) in ${ms} ms\n`);
+}

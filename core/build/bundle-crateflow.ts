@@ -33,6 +33,8 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     write: false,
     // Bundled CommonJS dependencies (koa, pino, ajv…) call require() for node built-ins.
     banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
+    // Loaded on the first outbound request (sdk http-client): left out, it costs no parse time at startup.
+    external: ['undici'],
     logLevel: 'error',
     plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion()],
   });

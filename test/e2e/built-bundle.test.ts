@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleCrateflow } from '../../core/build/bundle-crateflow.js';
+import { startFakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
 import { api } from '../helpers/api-client.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
 
@@ -14,6 +15,7 @@ describe('the built bundle (npm start)', () => {
   let dir: string;
   let child: ChildProcessWithoutNullStreams;
   let baseUrl: string;
+  let receiver: Awaited<ReturnType<typeof startFakeWebhookReceiver>>;
 
   before(async () => {
     // Inside the repository, as `npm run build` does: the bundle resolves its front-end modules from node_modules.
@@ -21,14 +23,20 @@ describe('the built bundle (npm start)', () => {
     dir = await mkdtemp(join(REPO_ROOT, 'dist', 'test-'));
     const outfile = join(dir, 'crateflow.mjs');
     await bundleCrateflow(outfile);
+    receiver = await startFakeWebhookReceiver();
     const config = join(dir, 'config.yaml');
-    await writeFile(config, `server:\n  port: 0\nstorage:\n  dir: ${dir}/data\nlibrary:\n  path: ${dir}/music\n  sync_interval: 1d\ndownload_client:\n  requests_dir: ${dir}/requests\n  complete_dir: ${dir}/complete\n`);
+    await writeFile(
+      config,
+      `server:\n  port: 0\nstorage:\n  dir: ${dir}/data\nlibrary:\n  path: ${dir}/music\n  sync_interval: 1d\ndownload_client:\n  requests_dir: ${dir}/requests\n  complete_dir: ${dir}/complete\n` +
+        `webhooks:\n  - name: receiver\n    url: ${receiver.url}\n    secret: bundle-test-secret\n    events: [queue_added]\n`,
+    );
     child = spawn(process.execPath, [outfile, '--config', config], { stdio: 'pipe', env: { ...process.env, PORT: '' } });
     const { port } = await waitForListening(child);
     baseUrl = `http://127.0.0.1:${port}`;
   });
   after(async () => {
     if (child.exitCode === null) child.kill('SIGKILL');
+    await receiver.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -40,6 +48,8 @@ describe('the built bundle (npm start)', () => {
     assert.deepEqual(plugins.body.items.map((p) => p.name).sort(), ['download-blackhole', 'library-filesystem', 'webhooks']);
     const added = await api<{ items: unknown[] }>(baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Hey What' });
     assert.equal(added.status, 201);
+    const [delivery] = await receiver.waitFor(1, 10_000);
+    assert.equal(delivery?.headers['x-webhook-event'], 'queue_added', 'outbound HTTP (undici, loaded on demand) works from the bundle');
     const page = await fetch(`${baseUrl}/queue`, { headers: { accept: 'text/html' } });
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<script type="importmap">/);

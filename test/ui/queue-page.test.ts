@@ -97,8 +97,9 @@ describe('queue page (auth disabled)', () => {
     await page.goto('/queue');
     await page.getByRole('searchbox', { name: 'Search queue' }).fill('00021');
     await page.waitForURL(/q=00021/);
+    // The row for 00021 may already be on the unfiltered first page: wait for the filtered list itself.
+    await eventually(async () => ((await page.locator('tbody tr').count()) === 1 ? true : undefined), 5000, 'the filtered list');
     await page.getByRole('button', { name: 'Approve Artist 00021 — Record number 00021' }).waitFor();
-    assert.equal(await page.locator('tbody tr').count(), 1);
     await page.getByRole('searchbox', { name: 'Search queue' }).fill('');
     await page.waitForURL((url) => !url.search.includes('q='));
     await page.getByLabel('Per page').selectOption('25');

@@ -81,6 +81,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
   // undici loads on the first request: most servers never make an outbound call, and importing it costs
   // ~35 ms of every start.
   let agent: Agent | undefined;
+  // Resolved once: a dynamic import() per request would go through the module loader every time.
+  let undiciModule: Promise<typeof import('undici')> | undefined;
   const defaultTimeout = options.defaultTimeoutMs ?? 10_000;
 
   async function request(req: HttpRequest): Promise<HttpResponse> {
@@ -94,7 +96,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const limit = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const undici = await import('undici');
+    undiciModule ??= import('undici');
+    const undici = await undiciModule;
     agent ??= new undici.Agent({
       connections: options.connectionsPerOrigin ?? 16,
       keepAliveTimeout: 4000,

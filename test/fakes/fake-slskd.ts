@@ -38,6 +38,8 @@ export interface FakeSlskdOptions {
 /** Live, mutable state a test can inspect or steer between requests. */
 export interface FakeSlskdState {
   connected: boolean;
+  /** The API key was revoked: every API request gets 401, as slskd answers an unknown key. */
+  apiKeyRevoked: boolean;
   /** The next n POST /searches answer 429 as if another search were still being handled. */
   rejectNextSearches: number;
   peers: FakeSlskdPeer[];
@@ -77,6 +79,7 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
   const peers = [...(options.peers ?? [])];
   const state: FakeSlskdState = {
     connected: options.connected ?? true,
+    apiKeyRevoked: false,
     rejectNextSearches: 0,
     peers,
     searches: new FakeSlskdSearches(() => state.peers, options.searchCompletion ?? { afterPolls: 2 }, options.sqliteTimestamps ?? true),
@@ -198,7 +201,7 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
     }
     const match = matchRoute(routes, request.method, path.slice('/api/v0/'.length));
     if (!path.startsWith('/api/v0/') || !match) return replyEmpty(res, 404);
-    if (request.headers['x-api-key'] !== apiKey) return replyEmpty(res, 401);
+    if (state.apiKeyRevoked || request.headers['x-api-key'] !== apiKey) return replyEmpty(res, 401);
     let body: unknown;
     if (request.body.length > 0) {
       if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return replyEmpty(res, 415);

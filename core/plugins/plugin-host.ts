@@ -1,6 +1,6 @@
 import type { KindContracts, PluginDefinition, PluginHealth, PluginKind } from '@crateflow/sdk';
 import { compileStrict } from '../schema/ajv.js';
-import { formatSchemaErrors, type PathProblem } from '../schema/format-schema-errors.js';
+import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { checkManifest } from './check-manifest.js';
 import { guardPluginCall } from './guard-plugin-call.js';
 import { loadPluginModule } from './load-plugin.js';
@@ -141,6 +141,11 @@ export async function checkPlugins(
       problems.push(...formatSchemaErrors(validate.errors, mount.configPath).map((p) => ({ ...p, message: `${p.message} (${name})` })));
       continue;
     }
+    const ruleProblems = checkPluginRules(definition, config);
+    if (ruleProblems.length > 0) {
+      problems.push(...ruleProblems.map((p) => ({ path: joinPath(mount.configPath, p.path), message: `${p.message} (${name})` })));
+      continue;
+    }
     candidates.push({ mount, definition, config });
   }
   const pick = (kind: PluginKind, slotName: string | undefined, path: string, known: readonly string[]) => {
@@ -196,6 +201,16 @@ export async function createPlugins(
     return plugin && plugin.kind === kind ? (plugin as LoadedPluginOf<K>) : undefined;
   };
   return new LoadedPlugins(loaded, bySlot('download-client'), bySlot('library'), bySlot('auth'), closers);
+}
+
+/** The plugin's own config rules (`checkConfig`), with a plugin that throws there reported like a rule it broke. */
+function checkPluginRules(definition: PluginDefinition, config: unknown): PathProblem[] {
+  if (!definition.checkConfig) return [];
+  try {
+    return definition.checkConfig(config);
+  } catch (err: unknown) {
+    return [{ path: '', message: `checkConfig() failed: ${err instanceof Error ? err.message : String(err)}` }];
+  }
 }
 
 const REQUIRED_MEMBERS: Record<PluginKind, string[]> = {

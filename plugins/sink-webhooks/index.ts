@@ -17,12 +17,13 @@ export const CONCURRENCY_PER_TARGET = 8;
  */
 export default definePlugin({
   manifest: { name: 'webhooks', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: WebhooksConfig, version: '1.0.0' },
+  checkConfig: duplicateNameProblems,
   create: (ctx) => createWebhookSink(ctx),
 });
 
 function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
   const problems = duplicateNameProblems(ctx.config);
-  if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (problems.length > 0) throw new Error(problems.map((p) => `webhooks${p.path}: ${p.message}`).join('\n'));
   const webhooks = new Map<string, WebhookConfig>(ctx.config.map((webhook) => [webhook.name, webhook]));
   warnAboutRefusedTargets(ctx);
 

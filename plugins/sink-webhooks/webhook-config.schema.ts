@@ -1,4 +1,4 @@
-import { EventType, Type, type Static } from '@crateflow/sdk';
+import { EventType, Type, type ConfigProblem, type Static } from '@crateflow/sdk';
 
 /** The longest `timeout_ms` and the most retries the specification allows. */
 export const MAX_TIMEOUT_MS = 30_000;
@@ -33,13 +33,13 @@ export type WebhooksConfig = Static<typeof WebhooksConfig>;
  * Names must be unique (the delivery log and the test endpoint address webhooks by name), which JSON Schema
  * cannot say; returns one message per repeated name, located like the host's schema messages.
  */
-export function duplicateNameProblems(webhooks: readonly WebhookConfig[]): string[] {
+export function duplicateNameProblems(webhooks: readonly WebhookConfig[]): ConfigProblem[] {
   const firstIndex = new Map<string, number>();
-  const problems: string[] = [];
+  const problems: ConfigProblem[] = [];
   webhooks.forEach((webhook, index) => {
     const first = firstIndex.get(webhook.name);
     if (first === undefined) firstIndex.set(webhook.name, index);
-    else problems.push(`webhooks[${index}].name: "${webhook.name}" is already the name of webhooks[${first}]; names must be unique`);
+    else problems.push({ path: `[${index}].name`, message: `"${webhook.name}" is already the name of entry ${first}; names must be unique` });
   });
   return problems;
 }

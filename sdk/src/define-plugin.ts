@@ -58,8 +58,25 @@ export interface PluginManifest<K extends PluginKind = PluginKind, S extends TSc
  * @example
  * export default definePlugin({ manifest, create: (ctx) => ({ deliver: async (event) => … }) });
  */
+/**
+ * A config problem found by a plugin's own `checkConfig()`: `path` is relative to the plugin's block
+ * (`url`, `[1].name`), and the server prefixes where the block sits in config.yaml.
+ *
+ * @example
+ * { path: '[1].name', message: '"ha" is already the name of [0]; names must be unique' }
+ */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
 export interface PluginDefinition<K extends PluginKind = PluginKind, S extends TSchema = TSchema> {
   manifest: PluginManifest<K, S>;
+  /**
+   * Rules the config schema cannot express (unique names, one key requiring another). Called after the schema
+   * accepted the config; what it returns is reported with every other config problem, before startup.
+   */
+  checkConfig?(config: Static<S>): ConfigProblem[];
   create(context: PluginContext<Static<S>>): KindContracts[K] | Promise<KindContracts[K]>;
 }
 

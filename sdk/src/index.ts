@@ -1,7 +1,7 @@
 // The public surface of @crateflow/sdk. Every export here is a promise we keep within a major version.
 export { PLUGIN_API_VERSION } from './api-version.js';
 export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
-export type { PluginKind, PluginManifest, PluginDefinition, KindContracts } from './define-plugin.js';
+export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem } from './define-plugin.js';
 export type { PluginContext } from './context.js';
 export type { Logger } from './logger.js';
 export type { PluginStorage } from './plugin-storage.js';

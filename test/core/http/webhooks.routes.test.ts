@@ -330,7 +330,7 @@ describe('webhooks config', () => {
 
   it('stops startup when two webhooks share a name', async () => {
     const message = await attempt([valid, { ...valid, url: 'http://127.0.0.1:9/other' }]);
-    assert.match(message, /webhooks\[1\]\.name: "a" is already the name of webhooks\[0\]; names must be unique/);
+    assert.match(message, /- webhooks\[1\]\.name: "a" is already the name of entry 0; names must be unique \(webhooks\)/);
   });
 
   it('applies the defaults enabled: true, timeout_ms: 10000 and retry: 0', async (t) => {

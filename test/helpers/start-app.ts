@@ -26,6 +26,8 @@ export interface StartAppOptions {
   log?: Logger;
   /** Folder relative plugin paths resolve against (default: the temp dir). */
   configDir?: string;
+  /** Check every API response against its schema (default true; benchmarks turn it off, as production runs). */
+  validateResponses?: boolean;
 }
 
 const validateConfig = compileStrict<AppConfig>(AppConfig);
@@ -45,7 +47,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<StartedAp
     configSource: 'test config',
     clock: options.clock,
     log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    validateResponses: true,
+    validateResponses: options.validateResponses ?? true,
   });
   const { port } = await crateflow.listen();
   return {

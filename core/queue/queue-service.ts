@@ -7,7 +7,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { LibraryCatalog } from '../library/library-catalog.js';
 import { CoreStore, type Emit } from '../storage/core-store.js';
 import type { CoreData } from '../storage/core-data.js';
-import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
+import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { KnownAlbums } from './known-albums.js';
 import { PendingView, type PendingFilter } from './pending-view.js';
 import type { Candidate, QueueItem } from './queue-item.schema.js';
@@ -51,7 +51,7 @@ export class QueueService {
         const item: QueueItem = {
           id: this.newId(),
           ...candidate,
-          type: candidate.type ?? (candidate.album || !candidate.title ? 'album' : 'track'),
+          type: itemTypeOf(candidate),
           source: candidate.source ?? 'api',
           status: 'pending',
           added_at: now,
@@ -119,7 +119,8 @@ export class QueueService {
 
   private apply(data: CoreData, emit: Emit, item: QueueItem, decision: Decision, identity: Identity | null): void {
     item.status = decision;
-    item.decided_at = this.timestamp();
+    const decidedAt = this.timestamp();
+    item.decided_at = decidedAt;
     if (identity) item.decided_by = identity.name;
     const event = { artist: item.artist, album: item.album, mbid: item.mbid };
     if (decision === 'rejected') {
@@ -128,18 +129,7 @@ export class QueueService {
     }
     // An album added to the wishlist directly while it waited here is already wanted: no second download.
     if (this.known.findWanted(item) === undefined) {
-      const wanted: WishlistItem = {
-        id: this.newId(),
-        artist: item.artist,
-        ...(item.album !== undefined ? { album: item.album } : {}),
-        ...(item.title !== undefined ? { title: item.title } : {}),
-        ...(item.mbid !== undefined ? { mbid: item.mbid } : {}),
-        ...(item.year !== undefined ? { year: item.year } : {}),
-        type: item.type,
-        status: 'wanted',
-        added_at: item.decided_at,
-        queue_id: item.id,
-      };
+      const wanted = wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id });
       data.wishlist[wanted.id] = wanted;
       this.known.addWanted(wanted);
     }

@@ -8,6 +8,7 @@ import { KnownAlbums } from '../queue/known-albums.js';
 import type { Candidate } from '../queue/queue-item.schema.js';
 import { CoreStore } from '../storage/core-store.js';
 import type { WishlistItem, WishlistStatus } from './wishlist-item.schema.js';
+import { wishlistItemFrom } from './wishlist-item-from.js';
 
 /** The wishlist: what the user wants downloaded, from approvals or added directly. */
 @injectable()
@@ -32,17 +33,7 @@ export class WishlistService {
     if (existing !== undefined) throw new ConflictError('this album is already on the wishlist', { wishlist_id: existing });
     if (this.library.owns(candidate)) throw new ConflictError('this album is already in the library', {});
     return this.store.mutate((data) => {
-      const item: WishlistItem = {
-        id: this.newId(),
-        artist: candidate.artist,
-        ...(candidate.album !== undefined ? { album: candidate.album } : {}),
-        ...(candidate.title !== undefined ? { title: candidate.title } : {}),
-        ...(candidate.mbid !== undefined ? { mbid: candidate.mbid } : {}),
-        ...(candidate.year !== undefined ? { year: candidate.year } : {}),
-        type: candidate.type ?? (candidate.album || !candidate.title ? 'album' : 'track'),
-        status: 'wanted',
-        added_at: new Date(this.clock.now()).toISOString(),
-      };
+      const item = wishlistItemFrom(candidate, { id: this.newId(), added_at: new Date(this.clock.now()).toISOString() });
       data.wishlist[item.id] = item;
       this.known.addWanted(item);
       return item;

@@ -1,0 +1,33 @@
+import type { ItemType } from '@crateflow/sdk';
+import type { WishlistItem } from './wishlist-item.schema.js';
+
+/** What a wishlist item is made from: a candidate sent to the API, or an approved queue item. */
+export interface WishlistSource {
+  artist: string;
+  album?: string;
+  title?: string;
+  mbid?: string;
+  year?: number;
+  type?: ItemType;
+}
+
+/** A candidate without a `type` is an album unless it names only a track title. */
+export function itemTypeOf(source: WishlistSource): ItemType {
+  return source.type ?? (source.album || !source.title ? 'album' : 'track');
+}
+
+/** A new `wanted` wishlist item for `source`, copying only the fields it has. */
+export function wishlistItemFrom(source: WishlistSource, fields: { id: string; added_at: string; queue_id?: string }): WishlistItem {
+  return {
+    id: fields.id,
+    artist: source.artist,
+    ...(source.album !== undefined ? { album: source.album } : {}),
+    ...(source.title !== undefined ? { title: source.title } : {}),
+    ...(source.mbid !== undefined ? { mbid: source.mbid } : {}),
+    ...(source.year !== undefined ? { year: source.year } : {}),
+    type: itemTypeOf(source),
+    status: 'wanted',
+    added_at: fields.added_at,
+    ...(fields.queue_id !== undefined ? { queue_id: fields.queue_id } : {}),
+  };
+}

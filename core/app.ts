@@ -14,12 +14,22 @@ export interface AppParts extends ApiRouterOptions {
   ui?: Koa.Middleware;
 }
 
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
 /** The Koa app and its middleware order, nothing else. */
 export function createApp(parts: AppParts): Koa {
   // proxy: false — X-Forwarded-* headers are never believed by Koa itself; trust decisions are the auth layer's.
   const app = new Koa({ proxy: false });
   app.silent = true;
-  app.on('error', (err: unknown) => parts.log.error({ err }, 'unexpected error while handling a request'));
+  app.on('error', (err: unknown) => {
+    // A client that goes away mid-answer (closing the event stream, most often) ends a streamed body early or
+    // resets the socket under it: routine, not a server fault, so it must not page anyone.
+    if (err instanceof Error && 'code' in err && typeof err.code === 'string' && CLIENT_GONE.has(err.code)) {
+      parts.log.debug({ err }, 'client closed the connection before the answer was complete');
+      return;
+    }
+    parts.log.error({ err }, 'unexpected error while handling a request');
+  });
 
   const router = createApiRouter(parts.routes, parts);
   app.use(problemDetails());

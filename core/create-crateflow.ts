@@ -9,6 +9,7 @@ import { ConfigError } from './config/config-error.js';
 import { Tokens } from './di/tokens.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
+import { answerMalformedRequests } from './http/answer-malformed-requests.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/api-router.js';
 import type { RouteSpec } from './http/route.js';
@@ -143,6 +144,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     listen: () =>
       new Promise((resolve, reject) => {
         const listening = app.listen(config.server.port, config.server.host);
+        answerMalformedRequests(listening);
         listening.once('error', reject);
         listening.once('listening', () => {
           server = listening;

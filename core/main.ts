@@ -16,8 +16,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const location = configPathFrom(argv, process.env);
   const loaded = await loadConfig(location, process.env);
   if (loaded.problems.length > 0) {
-    // Report plugin blocks too, so one run shows every problem.
-    const plugins = await checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(location.path)).catch(() => undefined);
+    // Report plugin blocks too, so one run shows every problem. The config failed validation, so its shape is
+    // not guaranteed (`ui: 5`, `plugins: "x"`): reading it may throw, synchronously too, and then the schema
+    // problems alone are reported.
+    const plugins = await (async () => checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(location.path)))().catch(() => undefined);
     const all = [...loaded.problems, ...(plugins?.problems ?? [])];
     process.stderr.write(`${new ConfigError(loaded.source, all).message}\n`);
     return 1;

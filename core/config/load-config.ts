@@ -49,7 +49,7 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(file)';
       problems.push({ path: where, message: error.message.split('\n')[0] ?? 'invalid YAML' });
     }
-    raw = doc.errors.length === 0 ? (doc.toJS() ?? {}) : {};
+    raw = doc.errors.length === 0 ? toJs(doc, problems) : {};
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     problems.push({ path: '(root)', message: 'must be a mapping of keys (server:, storage:, …)' });
@@ -63,6 +63,17 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
   return { config: candidate as AppConfig, source, problems };
 }
 
+function toJs(doc: ReturnType<typeof parseDocument>, problems: PathProblem[]): unknown {
+  try {
+    return doc.toJS() ?? {};
+  } catch (err: unknown) {
+    // The yaml library refuses aliases that expand without bound (a "billion laughs" document) at this step,
+    // not while parsing; it is a problem with the file like any syntax error.
+    problems.push({ path: '(file)', message: `cannot be read: ${err instanceof Error ? err.message : String(err)}` });
+    return {};
+  }
+}
+
 function applyEnvOverrides(config: unknown, env: NodeJS.ProcessEnv, problems: PathProblem[]): unknown {
   // An empty PORT (PORT= in an env file) means unset.
   if (!env.PORT || config === null || typeof config !== 'object' || Array.isArray(config)) return config;
@@ -73,6 +84,8 @@ function applyEnvOverrides(config: unknown, env: NodeJS.ProcessEnv, problems: Pa
   }
   const record: Record<string, unknown> = { ...config };
   const server = record.server;
-  record.server = { ...(server && typeof server === 'object' ? server : {}), port };
+  // A `server:` that is not a mapping stays as written, so validation reports it instead of PORT hiding it.
+  if (server !== undefined && (server === null || typeof server !== 'object' || Array.isArray(server))) return record;
+  record.server = { ...server, port };
   return record;
 }

@@ -47,7 +47,8 @@ export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouter
 
 /**
  * Problems for /api paths no route answered: 404 for an unknown path, 405 (with the router's `Allow` header)
- * for a known path asked with the wrong method.
+ * for a known path asked with the wrong method. The router says 501 for a method no route serves (TRACE,
+ * PROPFIND…); that too is a request this path does not accept, so it is a 405 as well.
  */
 export async function apiNotFound(ctx: Context, next: Next): Promise<void> {
   await next();
@@ -55,7 +56,7 @@ export async function apiNotFound(ctx: Context, next: Next): Promise<void> {
   if (ctx.status === 404) throw new NotFoundError('route', `${ctx.method} ${ctx.path}`);
   if (ctx.status === 405 || ctx.status === 501) {
     const allowed = ctx.response.get('Allow');
-    throw new MethodNotAllowedError(ctx.method, ctx.path, allowed, ctx.status);
+    throw new MethodNotAllowedError(ctx.method, ctx.path, allowed);
   }
 }
 

@@ -16,13 +16,16 @@ export function requestContext(log: Logger) {
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const line = { req_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 };
+    // Logged when the answer is complete (or the client has gone): only then is the status final. An error
+    // thrown below this middleware gets its status from problemDetails(), which runs outside it; a line written
+    // on the way out of next() logged the router's 404/501 for answers that went out as 400s or 405s.
+    ctx.res.once('close', () => {
+      const status = ctx.res.statusCode;
+      const line = { req_id: requestId, method: ctx.method, path: ctx.path, status, ms: Math.round((performance.now() - started) * 10) / 10 };
       if (ctx.path === '/health') log.debug(line, 'request');
-      else if (ctx.status >= 500) log.error(line, 'request');
+      else if (status >= 500) log.error(line, 'request');
       else log.info(line, 'request');
-    }
+    });
+    await next();
   };
 }

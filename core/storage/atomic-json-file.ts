@@ -36,10 +36,14 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const bytes = JSON.stringify(data);
+    await this.writeText(JSON.stringify(data));
+  }
+
+  /** Replaces the file with `text`, already serialised (the caller fixed the moment the data was taken). */
+  async writeText(text: string): Promise<void> {
     const handle = await open(this.tempPath, 'w');
     try {
-      await handle.writeFile(bytes, 'utf8');
+      await handle.writeFile(text, 'utf8');
       await handle.datasync();
     } finally {
       await handle.close();

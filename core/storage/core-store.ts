@@ -21,7 +21,14 @@ const COLLECTIONS: ReadonlySet<string> = new Set<keyof CoreData>(['queue', 'wish
  * it is tracked and logged record by record.
  */
 export class CoreStore {
-  constructor(private readonly doc: JsonDocument<CoreData>, private readonly events: EventBus) {}
+  constructor(private readonly doc: JsonDocument<CoreData>, private readonly events: EventBus) {
+    // Records are looked up by ids taken from URLs. Behind Object.prototype, an id like "toString" or
+    // "__proto__" would find an inherited member instead of nothing (GET /jobs/toString answered 500, DELETE
+    // /wishlist/constructor 204 with a wishlist_removed event for nobody). Without a prototype, a collection
+    // holds only its own records.
+    const data = doc.data;
+    for (const collection of [data.queue, data.wishlist, data.downloads, data.jobs, data.journal]) Object.setPrototypeOf(collection, null);
+  }
 
   get data(): DeepReadonly<CoreData> {
     return this.doc.data;

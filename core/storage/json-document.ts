@@ -28,18 +28,20 @@ export class JsonDocument<T extends object> {
 
   private constructor(
     private readonly low: Low<T>,
+    private readonly file: AtomicJsonFile<T>,
     private readonly log: ChangeLog,
     readonly path: string,
     private readonly compactAfterBytes: number,
   ) {}
 
   static async open<T extends object>(path: string, initial: () => T, compactAfterBytes = DEFAULT_COMPACT_AFTER_BYTES): Promise<JsonDocument<T>> {
-    const low = new Low<T>(new AtomicJsonFile<T>(path), initial());
+    const file = new AtomicJsonFile<T>(path);
+    const low = new Low<T>(file, initial());
     await low.read();
     const log = new ChangeLog(`${path}.changes`);
     const replayed = await log.readAll();
     for (const changes of replayed) applyChanges(low.data, changes);
-    const doc = new JsonDocument(low, log, path, compactAfterBytes);
+    const doc = new JsonDocument(low, file, log, path, compactAfterBytes);
     if (replayed.length > 0) await doc.snapshot(); // fold the log in now; this also drops a torn last line
     return doc;
   }
@@ -71,13 +73,7 @@ export class JsonDocument<T extends object> {
 
   /** Marks `data[field][key]` as changed (set or deleted), or the whole `data[field]` when `key` is omitted. */
   touch(field: keyof T & string, key?: string): void {
-    if (key === undefined) {
-      this.touchedFields.add(field);
-      return;
-    }
-    const keys = this.touchedRecords.get(field) ?? new Set<string>();
-    keys.add(key);
-    this.touchedRecords.set(field, keys);
+    this.mark(field, key);
   }
 
   commit(): Promise<void> {
@@ -105,25 +101,52 @@ export class JsonDocument<T extends object> {
 
   private async write(): Promise<void> {
     this.writes++;
-    const changes = this.snapshotWanted || this.log.bytes > this.compactAfterBytes ? undefined : this.collectChanges();
+    const snapshot = this.snapshotWanted || this.log.bytes > this.compactAfterBytes;
+    const changes = this.collectChanges();
     this.touchedRecords = new Map();
     this.touchedFields = new Set();
     this.snapshotWanted = false;
     try {
-      if (changes) await this.log.append(changes);
-      else await this.snapshot();
+      if (snapshot) await this.snapshot(changes);
+      else await this.log.append(changes);
       this.failure = undefined;
     } catch (err: unknown) {
       this.failure = err instanceof Error ? err : new Error(String(err));
-      // What was not written is written by the next snapshot.
+      // What was not written goes into the next write, logged like any change, and that write is a snapshot.
+      this.retouch(changes);
       this.snapshotWanted = true;
       throw new Error(`could not write ${this.path}: ${this.failure.message}`, { cause: err });
     }
   }
 
-  private async snapshot(): Promise<void> {
-    await this.low.write();
+  /**
+   * Folds the log into a new snapshot. The snapshot's bytes are taken at the same moment as `changes` (no
+   * mutation can come between), and `changes` are appended to the log before the snapshot replaces the old
+   * one, so the log always ends exactly at the new snapshot's state. A crash after the rename and before the
+   * truncation then replays the log onto the new snapshot and gets that same state. (A log that stopped short
+   * of it would roll back the records it mentions and keep the rest: half a mutation, e.g. an approved queue
+   * item back to pending while its wishlist item stays.)
+   */
+  private async snapshot(changes: ChangeSet = {}): Promise<void> {
+    const text = JSON.stringify(this.low.data);
+    if ((changes.set?.length ?? 0) + (changes.del?.length ?? 0) + (changes.put?.length ?? 0) > 0) await this.log.append(changes);
+    await this.file.writeText(text);
     await this.log.clear();
+  }
+
+  private retouch(changes: ChangeSet): void {
+    for (const [field, key] of [...(changes.set ?? []), ...(changes.del ?? [])]) this.mark(field, key);
+    for (const [field] of changes.put ?? []) this.mark(field);
+  }
+
+  private mark(field: string, key?: string): void {
+    if (key === undefined) {
+      this.touchedFields.add(field);
+      return;
+    }
+    const keys = this.touchedRecords.get(field) ?? new Set<string>();
+    keys.add(key);
+    this.touchedRecords.set(field, keys);
   }
 
   private collectChanges(): ChangeSet {

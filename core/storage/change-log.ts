@@ -15,11 +15,17 @@ export interface ChangeSet {
 export class ChangeLog {
   private handle: FileHandle | undefined;
   private size = 0;
+  private torn = false;
 
   constructor(readonly path: string) {}
 
   get bytes(): number {
     return this.size;
+  }
+
+  /** Whether the last read found a torn last line, which must be cut off before anything is appended. */
+  get hasTornTail(): boolean {
+    return this.torn;
   }
 
   /** Every complete change set in the file. A torn last line (a crash mid-append) is ignored. */
@@ -32,7 +38,7 @@ export class ChangeLog {
       throw err;
     }
     const lines = text.split('\n');
-    lines.pop(); // the part after the last newline: empty, or a torn append
+    this.torn = (lines.pop() ?? '') !== ''; // the part after the last newline: empty, or a torn append
     return lines.map((line, i) => {
       try {
         return JSON.parse(line);

@@ -42,7 +42,9 @@ export class JsonDocument<T extends object> {
     const replayed = await log.readAll();
     for (const changes of replayed) applyChanges(low.data, changes);
     const doc = new JsonDocument(low, file, log, path, compactAfterBytes);
-    if (replayed.length > 0) await doc.snapshot(); // fold the log in now; this also drops a torn last line
+    // Fold the log in now. This also cuts off a torn last line, which the next append would otherwise be glued
+    // onto (a log holding nothing but a torn line replays nothing, yet must be emptied too).
+    if (replayed.length > 0 || log.hasTornTail) await doc.snapshot();
     return doc;
   }
 

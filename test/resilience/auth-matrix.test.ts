@@ -252,7 +252,7 @@ function printTable(mode: Mode, table: string[][], mismatches: string[], reporte
   const lines = table.map(([label = '', ...cells]) => `${label.padEnd(width)} ${cells.map((c) => c.padStart(4)).join(' ')}`);
   const numbers = `${''.padEnd(width)} ${CALLERS.map((_, i) => String(i + 1).padStart(4)).join(' ')}`;
   console.log(
-    `\n=== auth matrix — ${mode} mode (auth/info type "${reportedType}") ===\ncallers: ${header}\n${numbers}\n${lines.join('\n')}\n` +
+    `\n=== auth matrix — ${mode} mode (auth/info type "${reportedType}") ===\nsizing: ${table.length} routes × ${CALLERS.length} callers, in-process: a few seconds per mode\ncallers: ${header}\n${numbers}\n${lines.join('\n')}\n` +
       `(a "!" marks a status the role rules do not allow)\n${mismatches.length === 0 ? 'all as expected' : mismatches.join('\n')}\n`,
   );
 }

@@ -142,7 +142,7 @@ async function runChild(dir: string, port: number): Promise<{ started: boolean; 
     // The config may have moved the host; PORT fixes the port. Loopback answers for 127.0.0.1, 0.0.0.0 and ::.
     const ok = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) }).then(
       (res) => res.status === 200,
-      () => false,
+      () => false, // not listening (yet): poll again until it listens, exits, or the deadline passes
     );
     if (ok) {
       child.kill('SIGTERM');

@@ -8,11 +8,11 @@ const PATH_KEYS = new Set(['dir', 'requests_dir', 'complete_dir', 'path', 'downl
 const WRONG_VALUES: unknown[] = [
   null, true, false, 0, -1, 1.5, 65536, -8080, 1e21, Number.POSITIVE_INFINITY, '', ' ', '8080', '10 s', '1e3s', '5x', '-1s', 'true', 'null',
   'x'.repeat(5000), [], {}, [1, [2]], { nested: { deeper: [] } }, '${CRATEFLOW_FUZZ_MISSING}', '${}', '${ }', '$${ESCAPED}', 'a${CRATEFLOW_FUZZ_SET}b',
-  '\u202Egnp', 'Ω≈ç√', '😀', '\u0000', 'line\nbreak', '../../../../etc/passwd', 'http://169.254.169.254/latest', '::', '0.0.0.0', 'localhost', '999.1.1.1',
+  '\u202Egnp', 'Ω≈ç√', '😀', '\u0000', 'line\nbreak', '../../../../etc/passwd', 'http://127.0.0.1:9/latest', '::', '0.0.0.0', 'localhost', '999.1.1.1',
 ];
 const UNKNOWN_KEYS = ['retires', 'prot', 'Port', 'enabled ', 'ümlaut', 'a.b', '__proto__', 'constructor', '', 'webhook', 'plugin'];
 /** Plugin specifiers that cannot run code: missing packages and files, built-in packages in the wrong place. */
-const SAFE_USES = ['crateflow-no-such-plugin', '@crateflow/sink-webhooks', '@crateflow/download-blackhole', '@crateflow/library-subsonic', 'node:fs', './no-such-file.js', '../../../../etc/passwd', '', '@scope/', 'https://example.com/plugin.js'];
+const SAFE_USES = ['crateflow-no-such-plugin', '@crateflow/sink-webhooks', '@crateflow/download-blackhole', '@crateflow/library-subsonic', 'node:fs', './no-such-file.js', '../../../../etc/passwd', '', '@scope/', 'file:///nonexistent/crateflow-plugin.js'];
 const EVENTS = ['download_completed', 'queue_approved', 'queue_rejected', 'wishlist_removed', 'queue_added', 'nope', ''];
 const JUNK = [':', '- ', '\t', '"', "'", '{', '[', '&a', '*a', '!', '%', '@', '`', '\u0000', '\uFEFF', '\r', '#', '|', '>', '? '];
 
@@ -40,7 +40,7 @@ function put(target: unknown, key: string | number, value: unknown): void {
 function randomWebhook(random: () => number, index: number): JsonRecord {
   const hook: JsonRecord = {
     name: random() < 0.15 ? 'same-name' : `hook-${index}`,
-    url: pick(random, ['http://127.0.0.1:9/hook', 'https://hooks.example.com/x', 'ftp://example.com', 'not a url', 'http://169.254.169.254/', 'http://[fe80::1]/', '']),
+    url: pick(random, ['http://127.0.0.1:9/hook', 'https://127.0.0.1:9/x', 'ftp://example.com', 'not a url', 'http://169.254.169.254/', 'http://[fe80::1]/', '']),
     events: random() < 0.2 ? [] : Array.from({ length: between(random, 1, 3) }, () => pick(random, EVENTS)),
   };
   if (random() < 0.5) hook.secret = pick(random, ['s3cret', '', '${CRATEFLOW_FUZZ_SET}', 42]);

@@ -148,6 +148,7 @@ describe('hostile input', () => {
     const kinds = [...outcome.byKind.entries()].sort((a, b) => b[1].count - a[1].count);
     printReport(`hostile input — ${sent.toLocaleString('en')} HTTP requests + ${raw.length * RAW_REPEATS} raw`, [
       ['seed', `${seed} (RESILIENCE_SEED=${seed} replays the corpus)`],
+      ['sizing', `${CORPUS_SIZE.toLocaleString('en')} requests (HOSTILE_REQUESTS overrides): about 2 min on 2 cores`],
       ['operations covered', `${outcome.routes.size} of ${routes.length} in the OpenAPI document`],
       ['throughput', `${ms(corpusMs)} for the corpus over ${CONNECTIONS} keep-alive connections (${Math.round((sent / corpusMs) * 1000)} req/s), p50 ${ms(percentile(outcome.latencies, 50))}, p99 ${ms(percentile(outcome.latencies, 99))}`],
       ['statuses', [...outcome.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')],
@@ -181,7 +182,7 @@ describe('hostile input', () => {
   it('starts or stops with key-path messages, never a stack trace, for random mutations of config.yaml.example', async (t) => {
     const seed = runSeed();
     const result = await runConfigFuzz({ random: seededRandom(seed), inProcess: 300, processes: 20, t });
-    printReport('config fuzzing — mutations of config.yaml.example', [['seed', `${seed}`], ...result.report]);
+    printReport('config fuzzing — mutations of config.yaml.example', [['seed', `${seed}`], ['sizing', '300 in-process mutations + 20 real processes: about 40 s on 2 cores'], ...result.report]);
     assert.deepEqual(result.failures, [], 'every mutation either starts or fails with clear key-path messages');
   });
 });

@@ -32,6 +32,8 @@ interface FanOutOptions {
   plan: FaultPlan;
   /** How long the whole run may take before it fails with what is missing. */
   deadlineMs: number;
+  /** What the run costs, for the report (the whole suite must finish in 30 min on 2 cores). */
+  sizing: string;
 }
 
 interface Batch {
@@ -59,6 +61,7 @@ describe('no lost events: queue_added fanned out to 3 failing webhooks across ki
       timeoutMs: 1500,
       plan: { serverError: 0.3, reset: 0.04, slow: 0.01, slowMs: 2000, maxFailuresPerDelivery: 4 },
       deadlineMs: 9 * 60_000,
+      sizing: 'about 1 min on 2 cores (fails after 9 min); the suite budget is 30 min',
     });
   });
 
@@ -72,6 +75,7 @@ describe('no lost events: queue_added fanned out to 3 failing webhooks across ki
       timeoutMs: 1000,
       plan: { serverError: 0.3, reset: 0.04, slow: 0.03, slowMs: 1500, maxFailuresPerDelivery: 4 },
       deadlineMs: 3 * 60_000,
+      sizing: 'about 40 s: at most 4 failures × 2+4+8+16 s of backoff, plus one restart (fails after 3 min)',
     });
   });
 });
@@ -226,6 +230,7 @@ async function runFanOut(options: FanOutOptions): Promise<void> {
   const deliveryIdsPerReceiver = receivers.map((r) => r.deliveries.size);
   printReport(options.title, [
     ['seed', `${seed} (RESILIENCE_SEED=${seed} replays the faults)`],
+    ['sizing', options.sizing],
     ['events (queue_added)', `${expected.size} in ${batches.length} POST batches of ${options.batchSize} (${batches.reduce((s, b) => s + b.sends, 0)} sends)`],
     ['clock', options.clockFactor === 1 ? 'real (core/main.ts): retries after 2, 4, 8, 16, 32 s' : `${options.clockFactor}× (retries after ${[2, 4, 8, 16, 32].map((s) => `${(s / options.clockFactor).toFixed(2)}`).join(', ')} s)`],
     ['fault plan', `${options.plan.serverError * 100}% 5xx, ${options.plan.reset * 100}% reset, ${options.plan.slow * 100}% slow (${options.plan.slowMs} ms > timeout_ms ${options.timeoutMs}); ≤ ${options.plan.maxFailuresPerDelivery} failures per delivery (retry: 5)`],

@@ -148,6 +148,7 @@ describe('outbound SSRF: link-local and metadata targets are refused, loopback a
 
   after(() => {
     printReport('outbound SSRF', [
+      ['sizing', 'about 30 live tests and 7 deliveries: a few seconds'],
       ['this machine', `link-local receiver on ${local.linkLocal ? `${local.linkLocal.address}%${local.linkLocal.scope}` : '(none)'}; LAN: policy only, no traffic`],
       ...rows,
     ]);

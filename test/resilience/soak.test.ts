@@ -251,6 +251,7 @@ describe('soak: steady mixed load', () => {
     const rss = samples.map((s) => s.rssMiB);
     printReport(`soak — ${MINUTES} min at ${RATE_PER_SECOND} requests/s`, [
       ['seed', `${seed}`],
+      ['sizing', `${MINUTES} min (SOAK_MINUTES overrides; 10 by default, the biggest share of the suite's 30 min) at ${RATE_PER_SECOND} requests/s, under half a core`],
       ['requests', `${latencies.length} answered (${[...counts.entries()].map(([k, n]) => `${k} ${n}`).join(', ')}); ${skipped} not sent (over ${MAX_IN_FLIGHT} in flight); ${errors.length} errors`],
       ['events → webhook requests', `${deliveries} received by the receiver (10% answered 503, retried); pending at the end: ${pendingDeliveries}`],
       ['RSS samples (MiB)', rss.map((v) => v.toFixed(0)).join(' ')],

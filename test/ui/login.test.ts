@@ -62,6 +62,7 @@ describe('login (basic mode)', () => {
     await page.getByRole('link', { name: 'Queue' }).click();
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL(/offset=50/);
+    await page.getByText(/^51–\d+ of/).waitFor(); // the second page has loaded (its buttons are enabled again)
 
     // The session ends on the server (as when it expires); the browser still holds the cookie.
     const cookie = (await w.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');

@@ -70,11 +70,16 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const clock = options.clock ?? systemClock();
   const shutdown = new AbortController();
   const makeId = () => newId(clock.now());
-  const database = await Database.open(config.storage.dir);
+  const source = options.configSource ?? 'the configuration';
 
+  // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
   const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
-  if (problems.length > 0) throw new ConfigError(options.configSource ?? 'the configuration', problems);
+  if (problems.length > 0) throw new ConfigError(source, problems);
+  const database = await Database.open(config.storage.dir).catch((err: unknown) => {
+    // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
+    throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
+  });
   const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
 
   const container = rootContainer.createChildContainer();

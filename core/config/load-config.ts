@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { compileStrict } from '../schema/ajv.js';
-import { formatSchemaErrors, type PathProblem } from '../schema/format-schema-errors.js';
+import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { AppConfig } from './app-config.schema.js';
 import { substituteEnv } from './substitute-env.js';
 
@@ -56,11 +56,26 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
     raw = {};
   }
   const substituted = substituteEnv(raw, env, problems);
+  findNulCharacters(substituted, '', problems);
   const candidate = applyEnvOverrides(substituted, env, problems);
   if (!validateAppConfig(candidate)) problems.push(...formatSchemaErrors(validateAppConfig.errors));
   // After validation (successful or not) ajv has filled in defaults, so the object has the config's shape
   // wherever the input did; plugin blocks are validated separately by the plugin host.
   return { config: candidate as AppConfig, source, problems };
+}
+
+/**
+ * A NUL character is never meant (a pasted binary, a bad editor): no path, URL, header or name can hold one,
+ * and Node refuses it deep inside whatever uses the value. Reported here, at its key.
+ */
+function findNulCharacters(value: unknown, path: string, problems: PathProblem[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) problems.push({ path: path || '(root)', message: 'contains a NUL character (\\u0000)' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => findNulCharacters(item, `${path}[${i}]`, problems));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) findNulCharacters(item, joinPath(path, key), problems);
+  }
 }
 
 function toJs(doc: ReturnType<typeof parseDocument>, problems: PathProblem[]): unknown {

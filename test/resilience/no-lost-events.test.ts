@@ -234,7 +234,7 @@ async function runFanOut(options: FanOutOptions): Promise<void> {
     ['events (queue_added)', `${expected.size} in ${batches.length} POST batches of ${options.batchSize} (${batches.reduce((s, b) => s + b.sends, 0)} sends)`],
     ['clock', options.clockFactor === 1 ? 'real (core/main.ts): retries after 2, 4, 8, 16, 32 s' : `${options.clockFactor}× (retries after ${[2, 4, 8, 16, 32].map((s) => `${(s / options.clockFactor).toFixed(2)}`).join(', ')} s)`],
     ['fault plan', `${options.plan.serverError * 100}% 5xx, ${options.plan.reset * 100}% reset, ${options.plan.slow * 100}% slow (${options.plan.slowMs} ms > timeout_ms ${options.timeoutMs}); ≤ ${options.plan.maxFailuresPerDelivery} failures per delivery (retry: 5)`],
-    ...kills.map((k, i): [string, string] => [`kill -9 #${i + 1}`, `at ${ms(k.at)}, ${k.phase}; acked then ${k.acked}; back in ${ms(k.restartMs)}`]),
+    ...kills.map((k, i): [string, string] => [`kill -9 (${i + 1})`, `at ${ms(k.at)}, ${k.phase}; acked then ${k.acked}; back in ${ms(k.restartMs)}`]),
     ...receivers.map((r): [string, string] => [
       r.name,
       `${r.counts.requests} requests: ${r.counts.acks} × 2xx, ${r.counts.serverErrors} × 5xx, ${r.counts.resets} resets, ${r.counts.slow} slow; ${r.ackedEvents.size}/${expected.size} events acknowledged`,

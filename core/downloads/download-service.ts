@@ -129,13 +129,22 @@ export class DownloadService {
       const { ref } = await guardPluginCall(client.name, 'request', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.request(wantedItem(item)));
       if (typeof ref !== 'string' || ref.length === 0) throw new Error(`plugin "${client.name}" returned no ref from request()`);
       this.plugins.noteSuccess(client, new Date(this.clock.now()));
-      await this.store.mutate((data) => {
+      const kept = await this.store.mutate((data) => {
         const current = data.downloads[download.id];
-        if (!current) return;
+        if (!current) return false;
         current.client_ref = ref;
         delete current.error;
         current.updated_at = this.now();
+        return true;
       });
+      // Cancelled (its wishlist item deleted) while the client took the request: cancelFor() found no ref to
+      // cancel, so take the request back here, or the client keeps working on an album nobody wants.
+      const cancel = client.instance.cancel?.bind(client.instance);
+      if (!kept && cancel) {
+        await guardPluginCall(client.name, 'cancel', PLUGIN_CALL_TIMEOUT_MS, () => cancel(ref)).catch((err: unknown) =>
+          this.log.warn({ err, download: download.id }, 'the download client could not cancel a request made for a deleted item'),
+        );
+      }
       return undefined;
     } catch (err: unknown) {
       return this.noteError(client, download, err);

@@ -136,6 +136,10 @@ describe('hostile input', () => {
     const outside = files.filter((file) => !['data/', 'blackhole/requests/', 'config.yaml'].some((allowed) => file.startsWith(allowed)));
     const requestFiles = files.filter((file) => file.startsWith('blackhole/requests/'));
     const nested = requestFiles.filter((file) => relative('blackhole/requests', file).includes('/'));
+    // A request file is named "<artist> - <album> [<wishlist item id>].json".
+    const fileIds = requestFiles.map((file) => (file.endsWith('].json') ? file.slice(file.lastIndexOf('[') + 1, -'].json'.length) : file));
+    const orphans = requestFiles.filter((_, i) => !downloads.requested.has(fileIds[i] ?? ''));
+    const unrequested = [...downloads.requested].filter((id) => !fileIds.includes(id));
     const escaped = [...(await findNames(tmpdir(), token, 2)), ...(await findNames(REPO_ROOT, token, 2)), ...(await findNames('/', token, 1))];
     stopping = !crashed;
     const stopped = await service.stop();
@@ -158,7 +162,7 @@ describe('hostile input', () => {
       ['5xx / dropped', outcome.failures.length === 0 ? 'none' : `${outcome.failures.length}: ${outcome.failures.slice(0, 5).join(' | ')}`],
       ['service error log', serviceErrors.slice(0, 5).map((line) => line.slice(0, 400)).join('\n    ') || 'none'],
       ['service', `${crashed ? 'CRASHED' : 'alive'} to the end, /health ${health.status}, SIGTERM exit ${stopped.code}; ${serviceErrors.length} error log lines`],
-      ['blackhole', `${requestFiles.length} request files, all directly in requests_dir; downloads ${downloads.summary}`],
+      ['blackhole', `${requestFiles.length} request files, all directly in requests_dir; downloads ${downloads.summary}; ${orphans.length} files without a download${orphans.length ? ` (${orphans.slice(0, 3).map((f) => JSON.stringify(f.slice(-60))).join(', ')})` : ''}, ${unrequested.length} queued downloads without a file${unrequested.length ? ` (${unrequested.slice(0, 3).join(', ')})` : ''}`],
       ['files outside data/ and requests_dir', outside.length === 0 ? 'none' : outside.slice(0, 10).join(', ')],
       [`names with "${token}" elsewhere`, escaped.length === 0 ? 'none (searched tmpdir, the repo and /)' : escaped.join(', ')],
       ['store after restart', reloaded.summary],
@@ -175,7 +179,8 @@ describe('hostile input', () => {
     assert.deepEqual(nested, [], 'request files sit directly in requests_dir');
     assert.deepEqual(escaped, [], 'no file named after a traversal attempt exists anywhere');
     assert.deepEqual(downloads.fileErrors, [], 'no request file failed to be written because of its name');
-    assert.equal(requestFiles.length, downloads.queued, 'every queued download has its request file');
+    assert.deepEqual(orphans, [], 'no request file outlives its download (a wishlist item deleted while its request was being written)');
+    assert.deepEqual(unrequested, [], 'every queued download has its request file');
     assert.deepEqual(reloaded.failures, [], 'the store reloads and every record matches its schema');
   });
 
@@ -224,18 +229,21 @@ async function sendOne(pool: Pool, request: HostileRequest, outcome: Outcome, re
 }
 
 /** Waits until no download is still being handed to the client, then summarises states and file-name errors. */
-async function settleDownloads(baseUrl: string): Promise<{ summary: string; fileErrors: string[]; queued: number }> {
+async function settleDownloads(baseUrl: string): Promise<{ summary: string; fileErrors: string[]; requested: Set<string> }> {
   const deadline = Date.now() + 30_000;
   let states = new Map<string, number>();
   const fileErrors: string[] = [];
+  const requested = new Set<string>();
   for (;;) {
     states = new Map();
     fileErrors.length = 0;
+    requested.clear();
     for (let offset = 0; ; offset += 500) {
       const page = await fetchJson(`${baseUrl}/api/v1/downloads?limit=500&offset=${offset}`);
       for (const item of recordsAt(page.body, 'items')) {
         const state = stringAt(item, 'state') ?? '?';
         states.set(state, (states.get(state) ?? 0) + 1);
+        if (state === 'queued') requested.add(stringAt(item, 'wishlist_id') ?? '');
         const error = stringAt(item, 'error');
         // Nothing completes in this test, so any error is the blackhole failing to write a request file.
         if (error) fileErrors.push(`${JSON.stringify(stringAt(item, 'artist'))?.slice(0, 60)}: ${error.slice(0, 160)}`);
@@ -246,7 +254,7 @@ async function settleDownloads(baseUrl: string): Promise<{ summary: string; file
     await sleep(500);
   }
   const summary = [...states.entries()].map(([state, n]) => `${state} ${n}`).join(', ') || 'none';
-  return { summary, fileErrors, queued: states.get('queued') ?? 0 };
+  return { summary, fileErrors, requested };
 }
 
 /** Every file under `root`, relative, with `/` separators. */

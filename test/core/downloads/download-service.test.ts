@@ -2,7 +2,7 @@ import { startScriptedDownloadsApp } from './scripted-downloads-app.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from '../../../core/jobs/job.schema.js';
-import { api } from '../../helpers/api-client.js';
+import { api, eventually } from '../../helpers/api-client.js';
 import { recordEvents } from '../../helpers/record-events.js';
 
 const MBID = '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f';
@@ -132,6 +132,21 @@ describe('DownloadService (the download_poll job)', () => {
     const [accepted] = await s.downloads();
     assert.deepEqual([accepted?.client_ref, accepted?.error], [`${item.id}#3`, undefined]);
     assert.equal((await s.calls()).filter((c) => c.op === 'request').length, 3);
+  });
+
+  it('takes a request back from the client when its wishlist item is deleted while the client is still taking it', async (t) => {
+    const s = await startScriptedDownloadsApp(t);
+    await s.script({ Slow: { request: [{ delay_ms: 300 }] } });
+    const item = await s.want('Slow', 'Answer');
+    const polling = s.poll();
+    await eventually(async () => ((await s.calls()).some((c) => c.op === 'request') ? true : undefined), 5000, 'the request call');
+    const deleted = await api(s.app.baseUrl, 'DELETE', `/api/v1/wishlist/${item.id}`);
+    assert.equal(deleted.status, 204);
+    await polling;
+
+    const calls = await s.calls();
+    assert.deepEqual(calls.filter((c) => c.op === 'cancel').map((c) => c.ref), [`${item.id}#1`], 'the ref the client handed back is cancelled');
+    assert.deepEqual(await s.downloads(), [], 'no download is left for the deleted item');
   });
 
   it('never has more than max_active downloads under way, and starts the next when one ends', async (t) => {

@@ -8,10 +8,13 @@ export interface BareServer {
 /**
  * The yardstick: a plain `node:http` server on 127.0.0.1:0 that answers every request with `body()` serialised
  * as JSON, with the same headers a JSON API sends. It does what any server must do per request and nothing else.
+ * With `serializeOnce` it serialises the first answer and sends that text ever after: the floor for a server
+ * that keeps its answers serialised.
  */
-export async function startBareJsonServer(body: () => unknown): Promise<BareServer> {
+export async function startBareJsonServer(body: () => unknown, options: { serializeOnce?: boolean } = {}): Promise<BareServer> {
+  let serialized: string | undefined;
   const server = createServer((_req, res) => {
-    const text = JSON.stringify(body());
+    const text = options.serializeOnce ? (serialized ??= JSON.stringify(body())) : JSON.stringify(body());
     res.writeHead(200, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(text),

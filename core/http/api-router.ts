@@ -12,6 +12,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { compileCoercing, compileStrict, type Validator } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import type { Access, RouteSpec } from './route.js';
+import { SerializedJson } from './serialized-json.js';
 
 export const API_PREFIX = '/api/v1';
 const ROLE_RANK: Record<Role, number> = { viewer: 1, approver: 2, admin: 3 };
@@ -109,11 +110,17 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
       setHeader: (name, value) => ctx.set(name, value),
     });
     const responseCheck = checkResponse();
-    if (responseCheck && !responseCheck(result)) {
+    if (responseCheck && !responseCheck(result instanceof SerializedJson ? JSON.parse(result.text) : result)) {
       throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered outside its schema: ${JSON.stringify(formatSchemaErrors(responseCheck.errors))}`);
     }
     ctx.status = successStatus;
-    if (result !== undefined && successStatus !== 204) ctx.body = result;
+    if (result === undefined || successStatus === 204) return;
+    if (result instanceof SerializedJson) {
+      ctx.type = 'application/json';
+      ctx.body = result.text;
+    } else {
+      ctx.body = result;
+    }
   };
 }
 

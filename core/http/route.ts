@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { AuthRequest, Identity, Logger, Role } from '@crateflow/sdk';
+import type { SerializedJson } from './serialized-json.js';
 
 /** What a handler gets: validated input and who is asking. */
 export interface RouteInput<P, Q, B> {
@@ -42,7 +43,8 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   status?: number;
   /** Statuses besides the success one that this route can answer with (for the OpenAPI document). */
   errors?: number[];
-  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | undefined> | Static<R> | undefined;
+  /** The answer's body: a value of the response schema, or the same already serialised. */
+  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | undefined> | Static<R> | SerializedJson | undefined;
 }
 
 /** Declares a route with its input types inferred from the schemas. */

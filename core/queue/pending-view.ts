@@ -18,6 +18,7 @@ const MAX_CACHED_VIEWS = 32;
  */
 export class PendingView {
   private version = 0;
+  private changes = 0;
   private cachedVersion = -1;
   private readonly cache = new Map<string, QueueItem[]>();
   private searchText = new WeakMap<QueueItem, string>();
@@ -30,6 +31,12 @@ export class PendingView {
   /** Call after items were added: every view is computed again at the next read. */
   invalidate(): void {
     this.version++;
+    this.changes++;
+  }
+
+  /** Grows with every change of the pending items: whatever was read from the views before is out of date. */
+  get generation(): number {
+    return this.changes;
   }
 
   /**
@@ -38,6 +45,7 @@ export class PendingView {
    */
   remove(ids: Iterable<string>): void {
     for (const id of ids) this.decided.add(id);
+    this.changes++;
   }
 
   list(filter: PendingFilter): readonly QueueItem[] {
@@ -49,7 +57,7 @@ export class PendingView {
       for (const [key, view] of this.cache) this.cache.set(key, view.filter((item) => !this.decided.has(item.id)));
       this.decided.clear();
     }
-    const key = `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}`;
+    const key = viewKey(filter);
     let view = this.cache.get(key);
     if (!view) {
       view = this.compute(filter);
@@ -85,6 +93,11 @@ export class PendingView {
     }
     return text;
   }
+}
+
+/** Names a view: two filters with the same key list the same items in the same order. */
+export function viewKey(filter: PendingFilter): string {
+  return `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}`;
 }
 
 function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {

@@ -9,8 +9,10 @@ import { CoreStore, type Emit } from '../storage/core-store.js';
 import type { CoreData } from '../storage/core-data.js';
 import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { KnownAlbums } from './known-albums.js';
-import { PendingView, type PendingFilter } from './pending-view.js';
+import { SerializedJson } from '../http/serialized-json.js';
+import { PendingView, viewKey, type PendingFilter } from './pending-view.js';
 import type { Candidate, QueueItem } from './queue-item.schema.js';
+import { SerializedPageCache } from './serialized-page-cache.js';
 
 export interface Selection {
   ids?: string[];
@@ -27,6 +29,7 @@ export type Decision = 'approved' | 'rejected';
 @injectable()
 export class QueueService {
   private readonly pending: PendingView;
+  private readonly pages = new SerializedPageCache();
 
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
@@ -67,9 +70,15 @@ export class QueueService {
     return result;
   }
 
-  listPending(filter: PendingFilter & { limit: number; offset: number }): { items: QueueItem[]; total: number; limit: number; offset: number } {
+  private listPending(filter: PendingFilter & { limit: number; offset: number }): { items: QueueItem[]; total: number; limit: number; offset: number } {
     const all = this.pending.list(filter);
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  }
+
+  /** The same page as `listPending`, serialised once per change of the queue: pollers ask for it over and over. */
+  pendingPage(filter: PendingFilter & { limit: number; offset: number }): SerializedJson {
+    const key = `${viewKey(filter)}|${filter.offset}|${filter.limit}`;
+    return this.pages.page(this.pending.generation, key, () => this.listPending(filter));
   }
 
   get(id: string): QueueItem {

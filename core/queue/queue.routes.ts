@@ -48,7 +48,7 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
       summary: 'Pending candidates, paged, sorted and filtered',
       query: PendingQuery,
       response: PendingPage,
-      handle: ({ query }) => queue.listPending(query),
+      handle: ({ query }) => queue.pendingPage(query),
     }),
     route({
       method: 'post', path: '/queue', tag: 'queue', access: 'approver', status: 201,

@@ -250,3 +250,34 @@ describe('GET /api/v1/queue/pending', () => {
     }
   });
 });
+
+describe('GET /api/v1/queue/pending between changes', () => {
+  it('answers each change at once: a page read before an add, an approval, a rejection or a bulk decision is never served again', async (t) => {
+    const { app, clock } = await startQueueApp(t);
+    const first = await addOne(app, { artist: 'Low', album: 'Double Negative' });
+    await clock.advance(1000);
+    const second = await addOne(app, { artist: 'Beach House', album: 'Bloom' });
+    const newestFirst = async (query = '') => {
+      const res = await pending(app, query);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.match(String(res.headers.get('content-type')), /^application\/json; charset=utf-8$/);
+      return [res.body.total, ...res.body.items.map((i) => i.album)];
+    };
+    assert.deepEqual(await newestFirst(), [2, 'Bloom', 'Double Negative']);
+    assert.deepEqual(await newestFirst(), [2, 'Bloom', 'Double Negative'], 'asked twice, the same answer');
+    assert.deepEqual(await newestFirst('?limit=1'), [2, 'Bloom'], 'another page of the same view is its own page');
+
+    await clock.advance(1000);
+    const third = await addOne(app, { artist: 'Slowdive', album: 'Souvlaki' });
+    assert.deepEqual(await newestFirst(), [3, 'Souvlaki', 'Bloom', 'Double Negative']);
+    assert.deepEqual(await newestFirst('?limit=1'), [3, 'Souvlaki']);
+
+    assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${second.id}/approve`)).status, 200);
+    assert.deepEqual(await newestFirst(), [2, 'Souvlaki', 'Double Negative']);
+    assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${third.id}/reject`)).status, 200);
+    assert.deepEqual(await newestFirst('?limit=1'), [1, 'Double Negative']);
+    assert.equal((await api(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [first.id] })).status, 200);
+    assert.deepEqual(await newestFirst(), [0]);
+    assert.deepEqual(await newestFirst('?limit=1'), [0]);
+  });
+});

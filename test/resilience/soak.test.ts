@@ -31,7 +31,8 @@ const MAX_IN_FLIGHT = 64;
 // the same pace), so what little memory data explains is far below the limits; a leak of ~200 bytes per
 // request at 40 requests/s is 0.5 MiB/min and fails.
 const MAX_HEAP_SLOPE_MIB_PER_MIN = 0.5;
-const MAX_RSS_SLOPE_MIB_PER_MIN = 2;
+// RSS still moves in steps of 10–30 MiB after a collection (V8 hands pages back lazily), so its limit is loose.
+const MAX_RSS_SLOPE_MIB_PER_MIN = 4;
 const P99_DRIFT_FACTOR = 2;
 const P99_DRIFT_FLOOR_MS = 25;
 
@@ -150,14 +151,16 @@ describe('soak: steady mixed load', () => {
         const n = fresh ? candidate++ : between(random, 0, candidate - 1);
         const body = await call('add', 'POST', '/api/v1/queue', [{ artist: `Soak Artist ${n}`, album: `Soak Album ${n}`, score: between(random, 0, 100), year: between(random, 1960, 2025), source: 'soak' }]);
         if (isRecord(body)) for (const item of recordsAt(body, 'items')) pending.push(stringAt(item, 'id') ?? '');
-      } else if (roll < 0.93 && pending.length > 0) {
+      } else if (roll < 0.93 && pending.length === 0) {
+        await call('read', 'GET', '/api/v1/queue/pending?limit=10');
+      } else if (roll < 0.93) {
         const id = pending.splice(between(random, 0, pending.length - 1), 1)[0] ?? '';
         const decision = random() < 0.7 ? 'approve' : 'reject';
         await call(decision, 'POST', `/api/v1/queue/${id}/${decision}`);
-      } else if (roll < 0.935 && pending.length > 3) {
+      } else if (roll < 0.94 && pending.length > 3) {
         const ids = pending.splice(0, between(random, 2, 4));
         await call('approve', 'POST', '/api/v1/queue/approve', { ids });
-      } else if (roll < 0.95) {
+      } else if (roll < 0.965) {
         // Removals keep the wishlist the size it is: downloaded items first, else the oldest wanted ones.
         if (wished.length === 0) {
           for (const status of ['downloaded', 'wanted']) {
@@ -168,7 +171,7 @@ describe('soak: steady mixed load', () => {
         }
         const id = wished.shift();
         if (id) await call('remove', 'DELETE', `/api/v1/wishlist/${id}`);
-      } else if (roll < 0.985) {
+      } else if (roll < 0.975) {
         await call('sync', 'POST', '/api/v1/library/sync');
       } else {
         await call('webhook-test', 'POST', '/api/v1/webhooks/test', { name: 'soak-all', dry_run: true });

@@ -93,7 +93,7 @@ describe('store crash consistency under kill -9', () => {
       ['runs', `${totals.runs} kills in ${CHAINS} parallel chains, a fresh data dir every ${RUNS_PER_DIR} kills; ${WORKERS} concurrent clients per run`],
       ['kill moment', `uniform ${KILL_AFTER_MS[0]}–${KILL_AFTER_MS[1]} ms after the service answered /health (median ${ms(percentile(totals.killAfterMs, 50))})`],
       ['acknowledged mutations', `${totals.ackedAdds} additions, ${totals.ackedDecisions} approvals/rejections — all present after restart`],
-      ['unanswered at the kill', `${totals.unanswered} requests: ${totals.resolvedUnanswered.applied} candidates/decisions found applied (whole), ${totals.resolvedUnanswered.notApplied} not applied`],
+      ['unanswered at the kill', `${totals.unanswered} requests; of the candidates and decisions they carried, ${totals.resolvedUnanswered.applied} were found applied whole after the restart, ${totals.resolvedUnanswered.notApplied} not at all`],
       ['consistency checks', `${totals.checksPassed} restarts checked (store loads, /health 200, every acknowledged change there, approvals have their wishlist item)`],
       ['temp files', `at most ${totals.maxTempFiles} *.tmp in a data dir right after a kill (one per document at most), none after a clean stop`],
       ['service start', `median ${ms(percentile(totals.startMs, 50))}, p99 ${ms(percentile(totals.startMs, 99))}`],
@@ -371,7 +371,7 @@ async function killWriterRepeatedly(t: { after: (fn: () => Promise<void>) => voi
   }
   printReport(`store under kill -9 — ${options.title}`, [
     ['seed', `${seed}`],
-    ['sizing', `${options.runs} kills of a small writer process: well under a minute and a half on 2 cores`],
+    ['sizing', `${options.runs} kills of a small writer process: under a minute on 2 cores`],
     ['setup', `one document; each mutation sets two records; compaction past ${options.compactAfterBytes} bytes of log; ${options.fillerBytes} bytes of filler per record`],
     ['kills', `${options.runs} (uniform 5–150 ms after the writer was ready); ${torn} left a torn last line in the change log`],
     ['mutations', `${highest} committed in all, ${acked} acknowledged before the last kill`],

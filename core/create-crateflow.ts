@@ -71,6 +71,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const shutdown = new AbortController();
   const makeId = () => newId(clock.now());
   const source = options.configSource ?? 'the configuration';
+  // The UI's files are read while the plugins load and the store opens (file reads wait on the disk, not the CPU).
+  const uiAssets = loadUiAssets();
+  uiAssets.catch(() => undefined); // awaited below; a start that fails before then must not leave it unhandled
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
@@ -121,7 +124,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     authenticator,
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
-    ui: serveUi(await loadUiAssets()),
+    ui: serveUi(await uiAssets),
   });
 
   await plugins.start();

@@ -1,4 +1,5 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -36,7 +37,7 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     // Loaded on the first outbound request (sdk http-client): left out, it costs no parse time at startup.
     external: ['undici'],
     logLevel: 'error',
-    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion()],
+    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder()],
   });
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('esbuild produced no output');
@@ -96,6 +97,47 @@ function builtInPlugins(packages: readonly string[]): Plugin {
           '}',
         ].join('\n'),
       }));
+    },
+  };
+}
+
+/**
+ * koa, its body parser and `accepts` each bring their own copy of mime-db (a 200 KB JSON table, two versions):
+ * bundled as they are, every start parses the table three times and keeps three copies in the heap. The
+ * table only grows between versions, so every importer gets koa's copy.
+ */
+function oneMimeDatabase(): Plugin {
+  const fromCore = createRequire(join(ROOT, 'core', 'package.json'));
+  const fromKoa = createRequire(fromCore.resolve('koa/package.json'));
+  const mimeDb = createRequire(fromKoa.resolve('mime-types/package.json')).resolve('mime-db');
+  return {
+    name: 'crateflow-one-mime-database',
+    setup(b) {
+      b.onResolve({ filter: /^mime-db$/ }, () => ({ path: mimeDb }));
+    },
+  };
+}
+
+/**
+ * raw-body (under the JSON body parser) asks iconv-lite for a decoder of the body's encoding, and iconv-lite is
+ * half a megabyte of code tables for encodings this API never reads: the parser is configured for UTF-8 only.
+ * In the bundle it is replaced by Node's own UTF-8 decoder (which, like iconv-lite, drops a BOM and replaces
+ * malformed bytes with U+FFFD); any other encoding gets iconv-lite's error, which raw-body turns into a 415.
+ */
+function utf8OnlyDecoder(): Plugin {
+  const contents = [
+    'exports.getDecoder = function getDecoder(encoding) {',
+    "  if (!/^utf-?8$/i.test(String(encoding))) throw new Error('Encoding not recognized: ' + JSON.stringify(String(encoding)));",
+    "  const decoder = new TextDecoder('utf-8');",
+    '  return { write: (chunk) => decoder.decode(chunk, { stream: true }), end: () => decoder.decode() || undefined };',
+    '};',
+    "exports.encodingExists = (encoding) => /^utf-?8$/i.test(String(encoding));",
+  ].join('\n');
+  return {
+    name: 'crateflow-utf8-only-decoder',
+    setup(b) {
+      b.onResolve({ filter: /^iconv-lite$/ }, () => ({ path: 'iconv-lite', namespace: 'crateflow-utf8' }));
+      b.onLoad({ filter: /.*/, namespace: 'crateflow-utf8' }, () => ({ loader: 'js', contents }));
     },
   };
 }

@@ -7,7 +7,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { JobLog } from '../jobs/job-log.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
-import { compileStrict } from '../schema/ajv.js';
+import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { CoreStore } from '../storage/core-store.js';
 import type { DeepReadonly } from '../storage/track-changes.js';
@@ -16,7 +16,7 @@ import type { Download } from './download.schema.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
 const ACTIVE: ReadonlySet<Download['state']> = new Set(['queued', 'searching', 'downloading']);
-const checkUpdate = compileStrict<DownloadUpdate>(DownloadUpdate);
+const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 
 /**
  * Hands wanted items to the download client and follows each download to its end. One `tick()` (run by the
@@ -156,6 +156,7 @@ export class DownloadService {
     let update: DownloadUpdate;
     try {
       const answer: unknown = await guardPluginCall(client.name, 'status', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.status(ref, wantedItem(item)));
+      const checkUpdate = updateValidator();
       if (!checkUpdate(answer)) throw new Error(`plugin "${client.name}" returned a malformed status: ${formatSchemaErrors(checkUpdate.errors).map((p) => `${p.path} ${p.message}`).join(', ')}`);
       if (answer.state === 'completed' && !answer.download_path) throw new Error(`plugin "${client.name}" reported completion without a download_path`);
       update = answer;

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import type { TSchema } from 'typebox';
-import { bodyParser } from '@koa/bodyparser';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Identity, Logger, Role } from '@crateflow/sdk';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
@@ -27,16 +26,7 @@ export interface ApiRouterOptions {
 /** Registers every route spec on one @koa/router under /api/v1, with validation and access control. */
 export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouterOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
-  const parseJson = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: '1mb',
-    encoding: 'utf-8',
-    onError(err: Error, ctx: Context) {
-      const status = 'status' in err && typeof err.status === 'number' ? err.status : 400;
-      if (status === 413) ctx.throw(413, 'request body too large');
-      ctx.throw(400, `invalid JSON: ${err.message.replace(/\s+/g, ' ').slice(0, 120)}`);
-    },
-  });
+  const parseJson = jsonBodyParser();
   for (const spec of routes) {
     const handlers = [authorize(spec, options.authenticator)];
     if (spec.body) handlers.push(requireJson, parseJson);
@@ -76,6 +66,31 @@ function authorize(spec: RouteSpec, authenticator: RequestAuthenticator) {
       ctx.state.identity = identity;
     }
     await next();
+  };
+}
+
+/**
+ * The JSON body parser (1 MiB, UTF-8, objects and arrays only). It is imported, with co-body, qs and raw-body
+ * behind it, on the first request that carries a body: a start serves /health without loading any of it.
+ */
+function jsonBodyParser(): Middleware {
+  let parser: Promise<Middleware> | undefined;
+  const load = async (): Promise<Middleware> => {
+    const { bodyParser } = await import('@koa/bodyparser');
+    return bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '1mb',
+      encoding: 'utf-8',
+      onError(err: Error, ctx: Context) {
+        const status = 'status' in err && typeof err.status === 'number' ? err.status : 400;
+        if (status === 413) ctx.throw(413, 'request body too large');
+        ctx.throw(400, `invalid JSON: ${err.message.replace(/\s+/g, ' ').slice(0, 120)}`);
+      },
+    });
+  };
+  return async function parseJsonBody(ctx: Context, next: Next): Promise<void> {
+    const parse = await (parser ??= load());
+    await parse(ctx, next);
   };
 }
 

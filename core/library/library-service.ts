@@ -7,11 +7,11 @@ import type { Job } from '../jobs/job.schema.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { KnownAlbums } from '../queue/known-albums.js';
-import { compileStrict } from '../schema/ajv.js';
+import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { CoreStore } from '../storage/core-store.js';
 import { LibraryCatalog } from './library-catalog.js';
 
-const checkAlbum = compileStrict<LibraryAlbum>(LibraryAlbum);
+const albumValidator = compileStrictOnFirstUse<LibraryAlbum>(LibraryAlbum);
 const SYNC_JOB = 'library_sync';
 
 interface RunningSync {
@@ -93,6 +93,7 @@ export class LibraryService {
     }
     const albums: LibraryAlbum[] = [];
     let malformed = 0;
+    const checkAlbum = albumValidator();
     try {
       for await (const page of library.instance.albums(this.shutdown)) {
         if (!Array.isArray(page)) throw new Error('albums() yielded something that is not an array of albums');

@@ -135,7 +135,13 @@ export async function checkPlugins(
       problems.push({ path: where, message: `a plugin named "${name}" is already loaded; plugin names must be unique` });
       continue;
     }
-    const validate = compileStrict(definition.manifest.configSchema);
+    let validate: ReturnType<typeof compileStrict>;
+    try {
+      validate = compileStrict(definition.manifest.configSchema);
+    } catch (err: unknown) {
+      problems.push({ path: where, message: `plugin "${name}": manifest.configSchema is not a usable schema: ${err instanceof Error ? err.message : String(err)}` });
+      continue;
+    }
     const config = structuredClone(mount.config ?? {});
     if (!validate(config)) {
       problems.push(...formatSchemaErrors(validate.errors, mount.configPath).map((p) => ({ ...p, message: `${p.message} (${name})` })));

@@ -2,6 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleCrateflow } from '../../core/build/bundle-crateflow.js';
@@ -40,6 +42,23 @@ describe('the built bundle (npm start)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('reads JSON bodies as the sources do: UTF-8 split between packets, a BOM, bad JSON 400, over 1 MiB 413', async () => {
+    // The bundle decodes bodies with its own UTF-8 decoder instead of iconv-lite (core/build/bundle-crateflow.ts).
+    const artist = 'Sigur Rós ✨';
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ artist, album: 'Ágætis byrjun 🎧' }))]);
+    const split = bytes.indexOf(Buffer.from('✨')) + 1; // inside the three bytes of ✨
+    const added = await postInPieces(`${baseUrl}/api/v1/queue`, [bytes.subarray(0, split), bytes.subarray(split)]);
+    assert.equal(added.status, 201, added.text);
+    const [item] = (JSON.parse(added.text) as { items: { artist: string; album: string }[] }).items;
+    assert.deepEqual([item?.artist, item?.album], [artist, 'Ágætis byrjun 🎧'], 'the BOM dropped, the split character whole');
+
+    const bad = await postInPieces(`${baseUrl}/api/v1/queue`, [Buffer.from('{"artist": ')]);
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.type, /^application\/problem\+json/);
+    const huge = await postInPieces(`${baseUrl}/api/v1/queue`, [Buffer.from(JSON.stringify({ artist: 'x'.repeat(1024 * 1024), album: 'y' }))]);
+    assert.equal(huge.status, 413, huge.text);
+  });
+
   it('serves the API with every built-in plugin loaded, the UI, and stops on SIGTERM with exit 0', async () => {
     const health = await api<{ status: string; version: string }>(baseUrl, 'GET', '/health');
     assert.equal(health.status, 200);
@@ -60,3 +79,18 @@ describe('the built bundle (npm start)', () => {
     assert.equal(code, 0);
   });
 });
+
+/** POSTs `pieces` as JSON, each written separately with a pause between, and returns the answer. */
+async function postInPieces(url: string, pieces: Buffer[]): Promise<{ status: number; type: string; text: string }> {
+  const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': pieces.reduce((n, p) => n + p.length, 0) } });
+  const answer = once(req, 'response');
+  for (const piece of pieces) {
+    req.write(piece);
+    await sleep(20);
+  }
+  req.end();
+  const [res] = (await answer) as [import('node:http').IncomingMessage];
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return { status: res.statusCode ?? 0, type: String(res.headers['content-type']), text: Buffer.concat(chunks).toString('utf8') };
+}

@@ -83,6 +83,14 @@ describe('plugin failure isolation', () => {
     await assert.rejects(start([plugin('returns-malformed-instance.ts')]), /plugin "returns-malformed-instance": create\(\) returned an object without deliver/);
   });
 
+  it('refuses to start when a plugin\'s config schema cannot be compiled, naming the plugin entry and the mistake', async () => {
+    await assert.rejects(start([plugin('unusable-config-schema.ts')]), (err: unknown) => {
+      assert.ok(err instanceof Error);
+      assert.match(err.message, /plugins\[0\]\.use: plugin "unusable-config-schema": manifest\.configSchema is not a usable schema: strict mode: unknown keyword: "propertiez"/);
+      return true;
+    });
+  });
+
   it('keeps serving and delivering to other sinks while one sink throws on every event, logging its name', async (t) => {
     const log = new RecordingLogger();
     const app = await start([plugin('flaky-sink.ts', { mode: 'throw' }), plugin('recording-sink.ts')], {}, log);

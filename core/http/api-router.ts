@@ -120,7 +120,10 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
       body,
       identity,
       requestId: ctx.state.requestId,
-      request: options.authenticator.describe(ctx),
+      // Read on demand: few handlers look at the request itself, and describing it costs on every request.
+      get request() {
+        return options.authenticator.describe(ctx);
+      },
       log: ctx.state.log ?? options.log,
       setHeader: (name, value) => ctx.set(name, value),
     });

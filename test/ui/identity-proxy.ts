@@ -19,7 +19,9 @@ export async function startIdentityProxy(target: string, identity: Record<string
   const upstream = new URL(target);
   const state = { identity };
   const server = createServer((req, res) => {
-    const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
+    // Like Traefik (and nginx with `proxy_set_header X-Forwarded-Host $host`), it names the host the browser asked
+    // for, so the server can tell that a POST's Origin is its own site and not a cross-site request.
+    const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host, 'x-forwarded-host': req.headers.host };
     for (const name of IDENTITY_HEADERS) delete headers[name];
     for (const [name, value] of Object.entries(state.identity)) headers[name.toLowerCase()] = value;
     const forward = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {

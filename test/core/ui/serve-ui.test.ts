@@ -1,8 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 import { api } from '../../helpers/api-client.js';
+import { UI_PAGES } from '../../../core/ui/serve-ui.js';
+import { UI_PUBLIC_DIR } from '../../../core/ui/ui-assets.js';
 
 /** A raw GET (no fetch: undici adds `Cache-Control: no-cache` to conditional requests, which defeats 304s). */
 function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
@@ -27,7 +31,7 @@ describe('serveUi()', () => {
   after(() => app.close());
 
   it('answers every page path with the shell and security headers', async () => {
-    for (const path of ['/', '/login', '/queue', '/wishlist', '/downloads', '/webhooks']) {
+    for (const path of ['/', '/login', '/queue', '/wishlist', '/downloads', '/library', '/webhooks']) {
       const res = await get(app.baseUrl, path, { accept: 'text/html' });
       assert.equal(res.status, 200, path);
       assert.match(res.body, /<script type="module" src="\/assets\/main.js"><\/script>/);
@@ -37,6 +41,15 @@ describe('serveUi()', () => {
       assert.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     }
+  });
+
+  it('answers with the shell for exactly the pages the client routes, and the navigation links only to those', async () => {
+    // The client's page table and navigation are plain modules (no build step), so they are read as text here.
+    const pages = pathsIn(await readFile(join(UI_PUBLIC_DIR, 'assets/app.js'), 'utf8'), /const PAGES = \{([^]*?)\n\};/, /^\s*'(\/[^']*)':/gm);
+    const nav = pathsIn(await readFile(join(UI_PUBLIC_DIR, 'assets/components/layout.js'), 'utf8'), /const NAV = \[([^]*?)\n\];/, /^\s*\['(\/[^']*)'/gm);
+    assert.deepEqual([...UI_PAGES].sort(), [...pages, '/login'].sort());
+    assert.deepEqual([...nav].sort(), [...pages].sort());
+    assert.ok(pages.includes('/library'));
   });
 
   it('serves the vendor modules named in the import map as JavaScript', async () => {
@@ -63,3 +76,10 @@ describe('serveUi()', () => {
     }
   });
 });
+
+/** The paths listed in the block `block` matches in a module's source, one per `entry` match. */
+function pathsIn(source: string, block: RegExp, entry: RegExp): string[] {
+  const body = block.exec(source)?.[1];
+  assert.ok(body, `no block matching ${block} in the module`);
+  return [...body.matchAll(entry)].map((m) => m[1] ?? '');
+}

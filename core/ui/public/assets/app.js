@@ -11,14 +11,16 @@ import { DashboardPage } from './pages/dashboard.js';
 import { QueuePage } from './pages/queue.js';
 import { WishlistPage } from './pages/wishlist.js';
 import { DownloadsPage } from './pages/downloads.js';
+import { LibraryPage } from './pages/library.js';
 import { WebhooksPage } from './pages/webhooks.js';
 
-/** Keep in step with UI_PAGES in core/ui/serve-ui.ts. */
+/** Keep in step with UI_PAGES in core/ui/serve-ui.ts (which adds /login) and NAV in components/layout.js. */
 const PAGES = {
   '/': { title: 'Dashboard', component: DashboardPage },
   '/queue': { title: 'Queue', component: QueuePage },
   '/wishlist': { title: 'Wishlist', component: WishlistPage },
   '/downloads': { title: 'Downloads', component: DownloadsPage },
+  '/library': { title: 'Library', component: LibraryPage },
   '/webhooks': { title: 'Webhooks', component: WebhooksPage },
 };
 

@@ -11,6 +11,7 @@ const NAV = [
   ['/queue', 'Queue'],
   ['/wishlist', 'Wishlist'],
   ['/downloads', 'Downloads'],
+  ['/library', 'Library'],
   ['/webhooks', 'Webhooks'],
 ];
 

@@ -1,14 +1,12 @@
 // Dashboard: counts, the last library sync (and a button to run one), plugin health and recent activity.
-import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { api } from '../api.js';
 import { useDebounced, useInterval, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { EVENT_LABELS, formatAgo, formatCount, formatTime } from '../format.js';
 import { Badge } from '../components/badge.js';
-import { ErrorNotice, toast } from '../components/notice.js';
-
-const SYNC_POLL_MS = 1000;
+import { ErrorNotice } from '../components/notice.js';
+import { SyncButton } from '../components/sync-button.js';
 
 export function DashboardPage({ session }) {
   const stats = useResource((signal) => api('/stats', { signal }), 'stats');
@@ -44,30 +42,6 @@ function Count({ label, value, href, hint, tone }) {
 }
 
 function SyncPanel({ job, canSync, onDone }) {
-  const [running, setRunning] = useState(null);
-  useInterval(async () => {
-    try {
-      const current = await api(`/jobs/${encodeURIComponent(running)}`);
-      if (current.status !== 'running') {
-        setRunning(null);
-        toast(current.status === 'completed' ? 'Library sync finished' : `Library sync failed: ${current.error || 'unknown error'}`, current.status === 'completed' ? 'ok' : 'error');
-        onDone();
-      }
-    } catch (err) {
-      setRunning(null);
-      toast(err.message, 'error');
-    }
-  }, SYNC_POLL_MS, Boolean(running));
-
-  async function sync() {
-    try {
-      const { job: started } = await api('/library/sync', { method: 'POST' });
-      setRunning(started.id);
-    } catch (err) {
-      toast(err.message, 'error');
-    }
-  }
-
   const summary = job ? Object.entries(job.summary || {}) : [];
   return html`<section class="panel" aria-labelledby="sync-title">
     <h2 id="sync-title">Library sync</h2>
@@ -75,7 +49,7 @@ function SyncPanel({ job, canSync, onDone }) {
       ${summary.length ? html`<dl class="summary">${summary.map(([k, v]) => html`<div key=${k}><dt>${k.replace(/_/g, ' ')}</dt><dd>${formatCount(v)}</dd></div>`)}</dl>` : null}
       ${job.error ? html`<p class="error-text">${job.error}</p>` : null}`
     : html`<p class="muted">No library sync has run yet.</p>`}
-    ${canSync ? html`<button type="button" class="btn" onClick=${sync} disabled=${Boolean(running)}>${running ? 'Syncing…' : 'Sync library now'}</button>` : null}
+    ${canSync ? html`<${SyncButton} onDone=${onDone} />` : null}
   </section>`;
 }
 

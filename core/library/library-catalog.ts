@@ -30,9 +30,9 @@ export class LibraryCatalog {
     return this.matcher.find(item) !== undefined;
   }
 
-  /** Replaces the whole catalogue with a sync's result and persists it. */
+  /** Replaces the whole catalogue with a sync's result, in shelf order, and persists it. */
   async replace(albums: LibraryAlbum[], syncedAt: string): Promise<void> {
-    this.doc.data.albums = albums;
+    this.doc.data.albums = albums.sort(shelfOrder);
     this.doc.data.synced_at = syncedAt;
     this.reindex();
     await this.doc.commit();
@@ -42,4 +42,11 @@ export class LibraryCatalog {
     this.matcher.clear();
     this.doc.data.albums.forEach((album, i) => this.matcher.add(album, String(i)));
   }
+}
+
+// Artist, then album, as a person files them: case and accents ignored, "Vol. 2" before "Vol. 10". Backends list
+// albums in whatever order they keep them (a folder listing, a server's index), which reads as no order at all.
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+function shelfOrder(a: LibraryAlbum, b: LibraryAlbum): number {
+  return collator.compare(a.artist, b.artist) || collator.compare(a.album, b.album);
 }

@@ -196,20 +196,25 @@ describe('GET /api/v1/library', () => {
     assert.deepEqual(res.body, { items: [], total: 0, limit: 50, offset: 0, synced_at: null });
   });
 
-  it('pages through the albums of the last sync with an exact total and searches them with q', async (t) => {
+  it('pages through the albums of the last sync by artist then album, with an exact total, and searches them with q', async (t) => {
     const s = await startScriptedLibraryApp(t);
     const albums: LibraryAlbum[] = [
-      { artist: 'Low', album: 'Double Negative', year: 2018 },
+      { artist: 'slowdive', album: 'Souvlaki' },
       { artist: 'Low', album: 'Things We Lost in the Fire' },
-      { artist: 'Slowdive', album: 'Souvlaki' },
       { artist: 'Sigur Rós', album: 'Ágætis byrjun', mbid: MBID },
+      { artist: 'Low', album: 'Double Negative', year: 2018 },
       { artist: 'Ride', album: 'Nowhere' },
+      { artist: 'Ride', album: 'Carnival of Light' },
     ];
     await s.script({ albums });
     await finished(s.app, (await startSync(s.app)).body.job.id);
+    const all = await api<LibraryPage>(s.app.baseUrl, 'GET', '/api/v1/library');
+    assert.deepEqual(all.body.items.map((a) => `${a.artist} / ${a.album}`), [
+      'Low / Double Negative', 'Low / Things We Lost in the Fire', 'Ride / Carnival of Light', 'Ride / Nowhere', 'Sigur Rós / Ágætis byrjun', 'slowdive / Souvlaki',
+    ]);
     const page = await api<LibraryPage>(s.app.baseUrl, 'GET', '/api/v1/library?limit=2&offset=2');
-    assert.deepEqual([page.body.total, page.body.limit, page.body.offset], [5, 2, 2]);
-    assert.deepEqual(page.body.items, albums.slice(2, 4));
+    assert.deepEqual([page.body.total, page.body.limit, page.body.offset], [6, 2, 2]);
+    assert.deepEqual(page.body.items, [albums[5], albums[4]]);
     assert.equal(page.body.synced_at, new Date(s.clock.now()).toISOString());
 
     const search = async (q: string) => (await api<LibraryPage>(s.app.baseUrl, 'GET', `/api/v1/library?q=${encodeURIComponent(q)}`)).body;

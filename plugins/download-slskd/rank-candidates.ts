@@ -4,6 +4,8 @@ import type { SlskdFile, SlskdSearchResponse } from './slskd-api.js';
 import type { QualityPrefs } from './slskd-config.schema.js';
 
 const LOSSLESS = new Set(['flac', 'alac', 'ape', 'wav', 'wv', 'aiff', 'aif', 'dsf']);
+// "CD1", "Disc 2", "Disk 01 - Bonus", "Album (CD 2)", as words() spells them.
+const DISC_FOLDER = /(?:^| )(?:cd|disc|disk) ?\d{1,2}(?: |$)/;
 
 /**
  * Turns a search's responses into the folders worth downloading, best first. A candidate is one user's remote
@@ -29,6 +31,7 @@ export function rankCandidates(
   for (const response of responses) {
     if (!response.username || skipUsers.has(response.username)) continue;
     for (const [directory, files] of byDirectory(response.files)) {
+      if (item.type === 'album' && holdsOneDisc(directory, itemText)) continue;
       const folderText = ` ${words(directory)} `;
       const chosen = pickFormat(files, formats);
       if (!chosen) continue;
@@ -68,6 +71,17 @@ export function rankCandidates(
   const ranked = found.map(({ bonus, count, ...candidate }) => ({ ...candidate, score: Math.round(bonus - completenessPenalty(count, expected, prefs.track_count_tolerance)) }));
   ranked.sort((a, b) => b.score - a.score || a.username.localeCompare(b.username) || a.directory.localeCompare(b.directory));
   return ranked.slice(0, limit);
+}
+
+/**
+ * Whether a remote folder holds one disc of a multi-disc release (`…\\Album\\CD1`, `…\\Album (Disc 2)`). Such
+ * folders are not candidates for an album: slskd files each download under its own remote folder's name, so the
+ * discs would land in separate local folders called "CD1", "CD2"… and no one download path would hold the album
+ * (the download would be reported complete with half of it). Unless the wanted album's own name says "CD 2".
+ */
+function holdsOneDisc(directory: string, itemText: string): boolean {
+  const disc = DISC_FOLDER.exec(words(baseName(directory)))?.[0].trim();
+  return disc !== undefined && !itemText.includes(` ${disc} `);
 }
 
 /** A folder missing more tracks than the tolerance is all but ruled out; within it, each missing track costs. */

@@ -60,11 +60,22 @@ describe('rankCandidates', () => {
 
   it('groups files by remote directory, picks the main format of a mixed folder, and skips failed users', () => {
     const mixed = [...albumFiles('@@a\\Low', 'Double Negative', 'flac'), { filename: '@@a\\Low\\Double Negative\\cover.jpg', size: 1000 }];
-    const twoFolders = [...albumFiles('@@b\\Low', 'Double Negative CD1', 'flac', 6), ...albumFiles('@@b\\Low', 'Double Negative CD2', 'flac', 5)];
+    const twoFolders = [...albumFiles('@@b\\Low', 'Double Negative', 'flac', 6), ...albumFiles('@@b\\Low', 'Double Negative (2018)', 'flac', 11)];
     const ranked = rankCandidates([peer('a', mixed), peer('b', twoFolders)], WANTED, PREFS, new Set(), 10);
-    assert.deepEqual(ranked.map((c) => c.directory), ['@@a\\Low\\Double Negative', '@@b\\Low\\Double Negative CD1', '@@b\\Low\\Double Negative CD2']);
+    assert.deepEqual(ranked.map((c) => c.directory), ['@@a\\Low\\Double Negative', '@@b\\Low\\Double Negative (2018)', '@@b\\Low\\Double Negative']);
     assert.ok(ranked[0]?.files.every((f) => f.filename.endsWith('.flac')));
-    assert.deepEqual(rank([peer('a', mixed), peer('b', twoFolders)], PREFS, ['a']), ['b:flac:6', 'b:flac:5']);
+    assert.deepEqual(rank([peer('a', mixed), peer('b', twoFolders)], PREFS, ['a']), ['b:flac:11', 'b:flac:6']);
+  });
+
+  it('never offers one disc of a multi-disc release as the album, however its folders are named', () => {
+    const nested = [...albumFiles('@@a\\Low\\Double Negative', 'CD1', 'flac', 6), ...albumFiles('@@a\\Low\\Double Negative', 'Disc 2 - Bonus', 'flac', 5)];
+    const siblings = [...albumFiles('@@b\\Low', 'Double Negative CD1', 'flac', 6), ...albumFiles('@@b\\Low', 'Double Negative (Disk 02)', 'flac', 5)];
+    const whole = albumFiles('@@c\\Low', 'Double Negative', 'mp3');
+    assert.deepEqual(rank([peer('nested', nested), peer('siblings', siblings), peer('whole', whole)]), ['whole:mp3:11'], 'a whole folder, even in a worse format');
+    assert.deepEqual(rank([peer('nested', nested), peer('siblings', siblings)]), [], 'nothing rather than half an album');
+    const wantedDisc = { ...WANTED, album: 'Double Negative CD2' };
+    const ranked = rankCandidates([peer('b', albumFiles('@@b\\Low', 'Double Negative CD2', 'flac'))], wantedDisc, PREFS, new Set(), 10);
+    assert.deepEqual(ranked.map((c) => c.directory), ['@@b\\Low\\Double Negative CD2'], 'unless the wanted album is itself called so');
   });
 
   it('keeps an excluded term when the wanted album itself contains it', () => {

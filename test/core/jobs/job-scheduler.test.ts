@@ -2,9 +2,9 @@
 import 'reflect-metadata';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { RecordingLogger } from '@crateflow/sdk/testing';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
-import { recordingLogger, type LogEntry } from '../../helpers/plugin-test-context.js';
 
 /** A promise the test settles by hand, to hold a task "running". */
 function deferred(): { promise: Promise<void>; resolve(): void; reject(err: Error): void } {
@@ -19,8 +19,8 @@ function deferred(): { promise: Promise<void>; resolve(): void; reject(err: Erro
 
 function setup() {
   const clock = new ManualClock(0);
-  const logs: LogEntry[] = [];
-  return { clock, logs, scheduler: new JobScheduler(clock, recordingLogger(logs)) };
+  const log = new RecordingLogger();
+  return { clock, log, scheduler: new JobScheduler(clock, log) };
 }
 
 /** Lets promise callbacks and the microtasks they queue run. */
@@ -71,7 +71,7 @@ describe('JobScheduler', () => {
   });
 
   it('logs a failed run with the task name and runs the task again at its next interval', async () => {
-    const { clock, logs, scheduler } = setup();
+    const { clock, log, scheduler } = setup();
     let runs = 0;
     scheduler.every('flaky', 1000, async () => {
       runs++;
@@ -79,17 +79,17 @@ describe('JobScheduler', () => {
     });
     await clock.advance(1000);
     await settle();
-    const failure = logs.find((entry) => entry.level === 'error');
+    const [failure] = log.at('error');
     assert.ok(failure, 'the failure is logged');
-    assert.equal(Reflect.get(failure.fields, 'task'), 'flaky');
-    assert.match(String(Reflect.get(failure.fields, 'err')), /the store is not writable/);
+    assert.equal(failure.fields['task'], 'flaky');
+    assert.match(String(failure.fields['err']), /the store is not writable/);
     await clock.advance(1000);
     assert.equal(runs, 2);
     await scheduler.stop();
   });
 
   it('survives a task that throws before returning a promise', async () => {
-    const { clock, logs, scheduler } = setup();
+    const { clock, log, scheduler } = setup();
     let runs = 0;
     scheduler.every('sync-thrower', 1000, () => {
       runs++;
@@ -97,7 +97,7 @@ describe('JobScheduler', () => {
     });
     await clock.advance(3000);
     assert.equal(runs, 3);
-    assert.equal(logs.filter((entry) => entry.level === 'error').length, 3);
+    assert.equal(log.at('error').length, 3);
     await scheduler.stop();
   });
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hashSecret, type AuthRequest } from '@crateflow/sdk';
+import { ManualClock, MemoryStorage, type TestContextOverrides } from '@crateflow/sdk/testing';
 import authBasic from '@crateflow/auth-basic';
-import { createPluginTestContext, MemoryPluginStorage } from '../../helpers/plugin-test-context.js';
-import { ManualClock } from '../../helpers/manual-clock.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -11,18 +11,18 @@ function request(extra: Partial<AuthRequest> = {}, headers: Record<string, strin
   return { method: 'GET', path: '/api/v1/queue/pending', headers, peer_address: '127.0.0.1', secure: false, from_trusted_proxy: true, ...extra };
 }
 
-async function create(config: Record<string, unknown>, options: { storage?: MemoryPluginStorage; clock?: ManualClock } = {}) {
-  const test = createPluginTestContext(authBasic, config, options);
-  const provider = await authBasic.create(test.context);
+async function create(config: Record<string, unknown>, overrides: Pick<TestContextOverrides, 'storage' | 'clock'> = {}) {
+  const { context } = createPluginTestContext(authBasic, config, overrides);
+  const provider = await authBasic.create(context);
   await provider.start?.();
-  return { provider, ...test };
+  return { provider, log: context.log, storage: context.storage };
 }
 
 describe('auth-basic plugin', () => {
   it('accepts HTTP Basic with the configured plain password and warns that it is plain text', async () => {
-    const { provider, logs } = await create({ username: 'alice', password: 'correct horse' });
+    const { provider, log } = await create({ username: 'alice', password: 'correct horse' });
     assert.deepEqual(await provider.authenticate(request({}, { authorization: basic('alice', 'correct horse') })), { name: 'alice', groups: [], role: 'admin', via: 'basic' });
-    assert.ok(logs.some((l) => l.level === 'warn' && /plain text/.test(l.msg)));
+    assert.ok(log.at('warn').some((l) => /plain text/.test(l.msg)));
     for (const [user, password] of [['alice', 'wrong'], ['bob', 'correct horse'], ['alice', ''], ['', '']]) {
       assert.equal(await provider.authenticate(request({}, { authorization: basic(user ?? '', password ?? '') })), null);
     }
@@ -31,10 +31,10 @@ describe('auth-basic plugin', () => {
   });
 
   it('accepts a password_hash and logs no warning', async () => {
-    const { provider, logs } = await create({ username: 'alice', password_hash: await hashSecret('s3cret: with colon') });
+    const { provider, log } = await create({ username: 'alice', password_hash: await hashSecret('s3cret: with colon') });
     assert.equal((await provider.authenticate(request({}, { authorization: basic('alice', 's3cret: with colon') })))?.via, 'basic');
     assert.equal(await provider.authenticate(request({}, { authorization: basic('alice', 's3cret') })), null);
-    assert.equal(logs.filter((l) => l.level === 'warn').length, 0);
+    assert.equal(log.at('warn').length, 0);
   });
 
   it('refuses a config with both or neither of password and password_hash', async () => {
@@ -59,7 +59,7 @@ describe('auth-basic plugin', () => {
 
   it('keeps sessions across a restart (same storage) and ends them after the idle time', async () => {
     const clock = new ManualClock();
-    const storage = new MemoryPluginStorage();
+    const storage = new MemoryStorage();
     const first = await create({ username: 'alice', password: 'pw', session_idle_minutes: 10 }, { clock, storage });
     const session = await first.provider.login?.({ username: 'alice', password: 'pw' }, request());
     assert.ok(session);
@@ -85,7 +85,7 @@ describe('auth-basic plugin', () => {
   });
 
   it('does not honour a session of another username after the config changed', async () => {
-    const storage = new MemoryPluginStorage();
+    const storage = new MemoryStorage();
     const before = await create({ username: 'alice', password: 'pw' }, { storage });
     const session = await before.provider.login?.({ username: 'alice', password: 'pw' }, request());
     assert.ok(session);

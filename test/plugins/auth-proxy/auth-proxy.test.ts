@@ -10,7 +10,7 @@ function request(headers: Record<string, string>, fromTrustedProxy: boolean | 'u
 
 async function create(config: Record<string, unknown> = {}) {
   const test = createPluginTestContext(authProxy, config);
-  return { provider: await authProxy.create(test.context), logs: test.logs };
+  return { provider: await authProxy.create(test.context), log: test.context.log };
 }
 
 const ALL = { 'remote-user': 'alice', 'remote-groups': 'music, admins,,', 'remote-name': 'Alice Liddell', 'remote-email': 'alice@example.com' };
@@ -32,11 +32,11 @@ describe('auth-proxy plugin', () => {
   });
 
   it('ignores identity headers unless the server says the peer is a trusted proxy, and warns once per peer', async () => {
-    const { provider, logs } = await create();
+    const { provider, log } = await create();
     assert.equal(await provider.authenticate(request(ALL, false)), null);
     assert.equal(await provider.authenticate(request(ALL, false)), null);
     assert.equal(await provider.authenticate(request(ALL, 'unsaid')), null, 'a server that does not say counts as untrusted');
-    assert.equal(logs.filter((l) => l.level === 'warn' && /trusted_proxies/.test(l.msg)).length, 1);
+    assert.equal(log.at('warn').filter((l) => /trusted_proxies/.test(l.msg)).length, 1);
   });
 
   it('treats an empty or blank Remote-User as nobody', async () => {

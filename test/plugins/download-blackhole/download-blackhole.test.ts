@@ -4,16 +4,16 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from '
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DownloadClient, WantedItem } from '@crateflow/sdk';
+import { ManualClock, type MemoryStorage } from '@crateflow/sdk/testing';
 import blackhole from '@crateflow/download-blackhole';
-import { ManualClock } from '../../helpers/manual-clock.js';
-import { createPluginTestContext, type MemoryPluginStorage } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 
 const QUIET_MS = 15_000;
 
 interface Setup {
   client: DownloadClient;
   clock: ManualClock;
-  storage: MemoryPluginStorage;
+  storage: MemoryStorage;
   root: string;
   requestsDir: string;
   completeDir: string;
@@ -37,13 +37,13 @@ async function setup(t: TestContext): Promise<Setup> {
   await client.start?.();
   return {
     client,
-    clock: harness.clock,
-    storage: harness.storage,
+    clock: harness.context.clock,
+    storage: harness.context.storage,
     root,
     requestsDir,
     completeDir,
     async recreate() {
-      const again = createPluginTestContext(blackhole, config, { clock: harness.clock, storage: harness.storage });
+      const again = createPluginTestContext(blackhole, config, { clock: harness.context.clock, storage: harness.context.storage });
       more.push(again);
       return blackhole.create(again.context);
     },
@@ -184,6 +184,6 @@ describe('download-blackhole plugin', () => {
     const restarted = await recreate();
     await restarted.cancel?.(second.ref);
     assert.deepEqual(await readdir(requestsDir), []);
-    assert.equal(storage.size, 0, 'nothing is left in the plugin storage');
+    assert.deepEqual(storage.snapshot(), {}, 'nothing is left in the plugin storage');
   });
 });

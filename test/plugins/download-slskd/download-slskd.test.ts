@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, it, type TestContext } from 'node:test';
 import { CredentialsError, RetryLaterError, type DownloadClient } from '@crateflow/sdk';
+import type { MemoryStorage } from '@crateflow/sdk/testing';
 import slskd from '@crateflow/download-slskd';
 import { startFakeSlskd, type FakeSlskd, type FakeSlskdOptions, type FakeSlskdPeer } from '../../fakes/fake-slskd.js';
 import { isJsonObject } from '../../fakes/is-json-object.js';
-import { createPluginTestContext, type MemoryPluginStorage, type PluginTestContext } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext, type PluginTestContext } from '../../helpers/plugin-test-context.js';
 import { albumFiles, pollUntil, pollUntilDone, WANTED } from './slskd-fixtures.js';
 
 const FOLDER = 'Double Negative (2018)';
@@ -17,7 +18,7 @@ interface Setup {
   fake: FakeSlskd;
   client: DownloadClient;
   harness: PluginTestContext<unknown>;
-  storage: MemoryPluginStorage;
+  storage: MemoryStorage;
   downloadsDir: string;
   /** Creates the plugin again on the same storage, as after a Crateflow restart. */
   recreate(): Promise<DownloadClient>;
@@ -38,10 +39,12 @@ async function setup(t: TestContext, peers: FakeSlskdPeer[], options: { fake?: P
     fake,
     client: await slskd.create(harness.context),
     harness,
-    storage: harness.storage,
+    storage: harness.context.storage,
     downloadsDir,
     async recreate() {
-      const again = createPluginTestContext(slskd, config, { storage: harness.storage, clock: harness.clock });
+      // The server's ids stay unique across a restart, so the new instance continues the first one's sequence.
+      const { storage, clock, newId } = harness.context;
+      const again = createPluginTestContext(slskd, config, { storage, clock, newId });
       extra.push(again);
       return slskd.create(again.context);
     },
@@ -169,7 +172,7 @@ describe('download-slskd plugin', () => {
     const { ref } = await client.request(WANTED);
     await assert.rejects(client.status(ref, WANTED), (err: unknown) => err instanceof CredentialsError && /rejected the API key \(HTTP 401\)/.test(err.message));
     await client.start?.();
-    assert.ok(harness.logs.some((l) => l.level === 'error' && /refused the connection check/.test(l.msg)));
+    assert.ok(harness.context.log.at('error').some((l) => /refused the connection check/.test(l.msg)));
     const health = await client.health?.();
     assert.equal(health?.ok, false);
     assert.match(health?.message ?? '', /API key/);
@@ -198,7 +201,7 @@ describe('download-slskd plugin', () => {
     const { ref } = await client.request(WANTED);
     assert.equal((await client.status(ref, WANTED)).state, 'searching');
     assert.equal((await client.status(ref, WANTED)).state, 'searching');
-    harness.clock.advance(61_000);
+    harness.context.clock.advance(61_000);
     assert.equal((await client.status(ref, WANTED)).state, 'searching');
     assert.ok(fake.received.some((r) => r.method === 'PUT' && r.path.startsWith('/api/v0/searches/')));
     assert.equal((await pollUntilDone(client, ref)).at(-1)?.state, 'completed');
@@ -221,6 +224,6 @@ describe('download-slskd plugin', () => {
     await pollUntil(client, ref, 'downloading');
     await client.cancel?.(ref);
     assert.equal(fake.received.filter((r) => r.method === 'DELETE' && r.path.includes('/transfers/downloads/steady/')).length, 11);
-    assert.equal(storage.size, 0);
+    assert.deepEqual(storage.snapshot(), {});
   });
 });

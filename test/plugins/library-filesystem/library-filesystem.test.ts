@@ -4,13 +4,14 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LibraryAlbum, LibraryBackend } from '@crateflow/sdk';
+import type { RecordingLogger } from '@crateflow/sdk/testing';
 import filesystem from '@crateflow/library-filesystem';
-import { createPluginTestContext, type LogEntry } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 
 interface Setup {
   library: LibraryBackend;
   music: string;
-  logs: LogEntry[];
+  log: RecordingLogger;
 }
 
 async function setup(t: TestContext, config: Record<string, unknown> = {}): Promise<Setup> {
@@ -21,7 +22,7 @@ async function setup(t: TestContext, config: Record<string, unknown> = {}): Prom
     await harness.close();
     await rm(root, { recursive: true, force: true });
   });
-  return { library: await filesystem.create(harness.context), music, logs: harness.logs };
+  return { library: await filesystem.create(harness.context), music, log: harness.context.log };
 }
 
 async function file(path: string, content = 'audio'): Promise<void> {
@@ -91,10 +92,10 @@ describe('library-filesystem plugin', () => {
   });
 
   it('answers an empty library with a warning naming the path when the folder does not exist, and reports unhealthy', async (t) => {
-    const { library, music, logs } = await setup(t);
+    const { library, music, log } = await setup(t);
     const { albums, pages } = await listAll(library);
     assert.deepEqual([albums, pages], [[], 0]);
-    const warning = logs.find((entry) => entry.level === 'warn');
+    const [warning] = log.at('warn');
     assert.ok(warning, 'a warning is logged');
     assert.deepEqual(warning.fields, { plugin: 'library-filesystem', path: music });
     const health = await library.health?.();

@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { CredentialsError, RetryLaterError, type LibraryAlbum, type LibraryBackend } from '@crateflow/sdk';
+import type { RecordingLogger } from '@crateflow/sdk/testing';
 import jellyfin from '@crateflow/library-jellyfin';
 import { startFakeJellyfin, type FakeJellyfin, type FakeJellyfinOptions } from '../../fakes/fake-jellyfin.js';
 import { parseMediaBrowserHeader } from '../../fakes/find-jellyfin-token.js';
 import { startFakeSlskd } from '../../fakes/fake-slskd.js';
 import { generateAlbums } from '../../fakes/generate-albums.js';
-import { createPluginTestContext, type LogEntry } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 
 const API_KEY = 'a3f1c0de5b7e4d2f9a8b7c6d5e4f3a21';
 
@@ -18,14 +19,14 @@ async function setup(
   t: TestContext,
   fakeOptions: Partial<FakeJellyfinOptions> = {},
   config: Record<string, unknown> = {},
-): Promise<{ fake: FakeJellyfin; backend: LibraryBackend; logs: LogEntry[] }> {
+): Promise<{ fake: FakeJellyfin; backend: LibraryBackend; log: RecordingLogger }> {
   const fake = await startFakeJellyfin({ apiKey: API_KEY, albums: generateAlbums(23), ...fakeOptions });
   const harness = createPluginTestContext(jellyfin, { url: fake.url, api_key: API_KEY, ...config });
   t.after(async () => {
     await harness.close();
     await fake.close();
   });
-  return { fake, backend: await jellyfin.create(harness.context), logs: harness.logs };
+  return { fake, backend: await jellyfin.create(harness.context), log: harness.context.log };
 }
 
 async function collect(backend: LibraryBackend): Promise<LibraryAlbum[][]> {
@@ -116,7 +117,7 @@ describe('library-jellyfin plugin', () => {
     t.after(() => harness.close());
     const backend = await jellyfin.create(harness.context);
     await backend.start?.();
-    assert.ok(harness.logs.some((l) => l.level === 'warn' && /not reachable yet/.test(l.msg)));
+    assert.ok(harness.context.log.at('warn').some((l) => /not reachable yet/.test(l.msg)));
     await assert.rejects(collect(backend), (err: unknown) => err instanceof RetryLaterError && /is unreachable/.test(err.message));
     assert.equal((await backend.health?.())?.ok, false);
   });

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { CredentialsError, RetryLaterError, type LibraryAlbum, type LibraryBackend } from '@crateflow/sdk';
+import type { RecordingLogger } from '@crateflow/sdk/testing';
 import subsonic from '@crateflow/library-subsonic';
 import { startFakeSlskd } from '../../fakes/fake-slskd.js';
 import { startFakeSubsonic, type FakeSubsonic, type FakeSubsonicOptions } from '../../fakes/fake-subsonic.js';
 import { generateAlbums } from '../../fakes/generate-albums.js';
-import { createPluginTestContext, type LogEntry } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 
 const USER = 'crate';
 const PASSWORD = 'hunter2 with spaces & symbols';
@@ -19,14 +20,14 @@ async function setup(
   t: TestContext,
   fakeOptions: Partial<FakeSubsonicOptions> = {},
   config: Record<string, unknown> = {},
-): Promise<{ fake: FakeSubsonic; backend: LibraryBackend; logs: LogEntry[] }> {
+): Promise<{ fake: FakeSubsonic; backend: LibraryBackend; log: RecordingLogger }> {
   const fake = await startFakeSubsonic({ username: USER, password: PASSWORD, albums: generateAlbums(23), ...fakeOptions });
   const harness = createPluginTestContext(subsonic, { url: fake.url, username: USER, password: PASSWORD, ...config });
   t.after(async () => {
     await harness.close();
     await fake.close();
   });
-  return { fake, backend: await subsonic.create(harness.context), logs: harness.logs };
+  return { fake, backend: await subsonic.create(harness.context), log: harness.context.log };
 }
 
 async function collect(backend: LibraryBackend, signal = new AbortController().signal): Promise<LibraryAlbum[][]> {
@@ -138,7 +139,7 @@ describe('library-subsonic plugin', () => {
     t.after(() => harness.close());
     const backend = await subsonic.create(harness.context);
     await backend.start?.();
-    assert.ok(harness.logs.some((l) => l.level === 'warn' && /not reachable yet/.test(l.msg)));
+    assert.ok(harness.context.log.at('warn').some((l) => /not reachable yet/.test(l.msg)));
     await assert.rejects(collect(backend), (err: unknown) => err instanceof RetryLaterError && /is unreachable/.test(err.message));
     assert.equal((await backend.health?.())?.ok, false);
   });

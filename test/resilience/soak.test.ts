@@ -15,8 +15,9 @@ import { ms, percentile, printReport, slope } from './statistics.js';
 // rejections, wishlist removals, library syncs and webhook tests for SOAK_MINUTES (default 10), while its
 // webhooks deliver every event to a receiver that fails now and then (so retries run too) and downloads
 // complete through the blackhole. Every 10 s the service collects garbage and reports its heap; resident
-// memory is read from /proc/<pid>/status. The test fails if either keeps growing over the second half
-// (least-squares slope), or if p99 latency drifts upward (last third against the first).
+// memory is read from /proc/<pid>/status. The test fails if the heap keeps growing over the second half
+// (least-squares slope), if resident memory peaks higher at the end than at the start, or if p99 latency drifts
+// upward (last third against the first).
 //
 // Sizing (CI: 2 cores, whole suite ≤ 30 min): SOAK_MINUTES (default 10) plus ~15 s; the rate (40 requests/s)
 // uses well under one core, so the figures measure the service, not a saturated machine.
@@ -31,8 +32,12 @@ const MAX_IN_FLIGHT = 64;
 // the same pace), so what little memory data explains is far below the limits; a leak of ~200 bytes per
 // request at 40 requests/s is 0.5 MiB/min and fails.
 const MAX_HEAP_SLOPE_MIB_PER_MIN = 0.5;
-// RSS still moves in steps of 10–30 MiB after a collection (V8 hands pages back lazily), so its limit is loose.
-const MAX_RSS_SLOPE_MIB_PER_MIN = 4;
+// RSS is a sawtooth: it creeps up and then drops by 10–40 MiB when V8 hands pages back, so a slope over any window
+// depends on where the drops fall (runs here gave 0.2 to 2.8 MiB/min for the same service). What grows when native
+// memory leaks is the peaks: the last third's highest sample may exceed the first third's by at most this (the
+// data the mix keeps explains a few MiB). The first third holds the start-up peak, so this is a coarse guard
+// against native leaks of ~4 MiB/min (as the slope limit it replaces was); the heap check above is the fine one.
+const MAX_RSS_PEAK_GROWTH_MIB = 16;
 const P99_DRIFT_FACTOR = 2;
 const P99_DRIFT_FLOOR_MS = 25;
 
@@ -243,7 +248,6 @@ describe('soak: steady mixed load', () => {
     // Figures.
     const secondHalf = (points: Sample[]) => points.filter((p) => p.atMs >= durationMs / 2);
     const perMinute = (points: Sample[], value: (p: Sample) => number) => slope(points.map((p) => ({ x: p.atMs / 60_000, y: value(p) })));
-    const rssSlope = perMinute(secondHalf(samples), (p) => p.rssMiB);
     const heapSlope = perMinute(secondHalf(samples), (p) => p.heapMiB);
     const third = durationMs / 3;
     const window = (from: number, to: number) => latencies.filter((l) => l.at - started >= from && l.at - started < to).map((l) => l.ms);
@@ -252,6 +256,9 @@ describe('soak: steady mixed load', () => {
     const p99First = percentile(firstThird, 99);
     const p99Last = percentile(lastThird, 99);
     const rss = samples.map((s) => s.rssMiB);
+    const peakIn = (from: number, to: number) => Math.max(...samples.filter((p) => p.atMs >= from && p.atMs < to).map((p) => p.rssMiB));
+    const rssPeakFirst = peakIn(0, third);
+    const rssPeakLast = peakIn(2 * third, durationMs + SAMPLE_EVERY_MS);
     printReport(`soak — ${MINUTES} min at ${RATE_PER_SECOND} requests/s`, [
       ['seed', `${seed}`],
       ['sizing', `${MINUTES} min (SOAK_MINUTES overrides; 10 by default, the biggest share of the suite's 30 min) at ${RATE_PER_SECOND} requests/s, under half a core`],
@@ -259,7 +266,7 @@ describe('soak: steady mixed load', () => {
       ['events → webhook requests', `${deliveries} received by the receiver (10% answered 503, retried); pending at the end: ${pendingDeliveries}`],
       ['RSS samples (MiB)', rss.map((v) => v.toFixed(0)).join(' ')],
       ['heap after GC (MiB)', samples.map((p) => p.heapMiB.toFixed(1)).join(' ')],
-      ['RSS', `start ${rss[0]?.toFixed(1)} MiB, end ${rss.at(-1)?.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; slope whole run ${perMinute(samples, (p) => p.rssMiB).toFixed(2)} MiB/min, second half ${rssSlope.toFixed(2)} MiB/min (limit ${MAX_RSS_SLOPE_MIB_PER_MIN})`],
+      ['RSS', `start ${rss[0]?.toFixed(1)} MiB, end ${rss.at(-1)?.toFixed(1)} MiB, max ${Math.max(...rss).toFixed(1)} MiB; peak first third ${rssPeakFirst.toFixed(1)} MiB, last third ${rssPeakLast.toFixed(1)} MiB (limit +${MAX_RSS_PEAK_GROWTH_MIB}); slope whole run ${perMinute(samples, (p) => p.rssMiB).toFixed(2)} MiB/min (for information: a sawtooth)`],
       ['heap after GC', `start ${samples[0]?.heapMiB.toFixed(1)} MiB, end ${samples.at(-1)?.heapMiB.toFixed(1)} MiB; slope second half ${heapSlope.toFixed(2)} MiB/min (limit ${MAX_HEAP_SLOPE_MIB_PER_MIN})`],
       ['latency first third', `p50 ${ms(percentile(firstThird, 50))}, p99 ${ms(p99First)}, max ${ms(Math.max(...firstThird))} (${firstThird.length} requests)`],
       ['latency last third', `p50 ${ms(percentile(lastThird, 50))}, p99 ${ms(p99Last)}, max ${ms(Math.max(...lastThird))} (${lastThird.length} requests); limit p99 ≤ ${P99_DRIFT_FACTOR}× first + ${P99_DRIFT_FLOOR_MS} ms`],
@@ -272,7 +279,7 @@ describe('soak: steady mixed load', () => {
     assert.deepEqual(errors.slice(0, 10), [], 'no request failed');
     assert.ok(samples.length >= Math.floor(durationMs / SAMPLE_EVERY_MS), 'memory was sampled every 10 s');
     assert.ok(heapSlope <= MAX_HEAP_SLOPE_MIB_PER_MIN, `the heap keeps growing: ${heapSlope.toFixed(2)} MiB/min after GC over the second half`);
-    assert.ok(rssSlope <= MAX_RSS_SLOPE_MIB_PER_MIN, `resident memory keeps growing: ${rssSlope.toFixed(2)} MiB/min over the second half`);
+    assert.ok(rssPeakLast - rssPeakFirst <= MAX_RSS_PEAK_GROWTH_MIB, `resident memory keeps growing: its peak rose from ${rssPeakFirst.toFixed(1)} to ${rssPeakLast.toFixed(1)} MiB`);
     assert.ok(p99Last <= P99_DRIFT_FACTOR * p99First + P99_DRIFT_FLOOR_MS, `p99 latency drifted from ${ms(p99First)} to ${ms(p99Last)}`);
     assert.equal(pendingDeliveries, 0, 'every webhook delivery was made');
     assert.equal(stopped.code, 0);

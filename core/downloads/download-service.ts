@@ -11,6 +11,7 @@ import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { CoreStore } from '../storage/core-store.js';
 import type { DeepReadonly } from '../storage/track-changes.js';
+import { releaseFieldsOf } from '../wishlist/wishlist-item-from.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import type { Download } from './download.schema.js';
 
@@ -247,9 +248,6 @@ function wantedItem(item: DeepReadonly<WishlistItem>): WantedItem {
     id: item.id,
     artist: item.artist,
     type: item.type,
-    ...(item.album !== undefined ? { album: item.album } : {}),
-    ...(item.title !== undefined ? { title: item.title } : {}),
-    ...(item.mbid !== undefined ? { mbid: item.mbid } : {}),
-    ...(item.year !== undefined ? { year: item.year } : {}),
+    ...releaseFieldsOf(item),
   };
 }

@@ -16,15 +16,22 @@ export function itemTypeOf(source: WishlistSource): ItemType {
   return source.type ?? (source.album || !source.title ? 'album' : 'track');
 }
 
+/** The release fields `source` has (album, title, mbid, year), for a record that must not hold undefined members. */
+export function releaseFieldsOf(source: Readonly<WishlistSource>): Pick<WishlistSource, 'album' | 'title' | 'mbid' | 'year'> {
+  return {
+    ...(source.album !== undefined ? { album: source.album } : {}),
+    ...(source.title !== undefined ? { title: source.title } : {}),
+    ...(source.mbid !== undefined ? { mbid: source.mbid } : {}),
+    ...(source.year !== undefined ? { year: source.year } : {}),
+  };
+}
+
 /** A new `wanted` wishlist item for `source`, copying only the fields it has. */
 export function wishlistItemFrom(source: WishlistSource, fields: { id: string; added_at: string; queue_id?: string }): WishlistItem {
   return {
     id: fields.id,
     artist: source.artist,
-    ...(source.album !== undefined ? { album: source.album } : {}),
-    ...(source.title !== undefined ? { title: source.title } : {}),
-    ...(source.mbid !== undefined ? { mbid: source.mbid } : {}),
-    ...(source.year !== undefined ? { year: source.year } : {}),
+    ...releaseFieldsOf(source),
     type: itemTypeOf(source),
     status: 'wanted',
     added_at: fields.added_at,

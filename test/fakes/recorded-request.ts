@@ -33,7 +33,8 @@ export async function recordRequest(req: IncomingMessage): Promise<RecordedReque
   };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The whole body of a request. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readBody } from '../fakes/recorded-request.js';
 
 /** How often a receiver fails, and how. The rest of the answers are a prompt 200. */
 export interface FaultPlan {
@@ -152,13 +153,4 @@ export async function startFaultInjectingReceiver(name: string, secret: string, 
 function header(req: IncomingMessage, name: string): string {
   const value = req.headers[name];
   return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }

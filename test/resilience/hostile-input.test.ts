@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,7 @@ import { routesOf } from './openapi-routes.js';
 import { rawHostileRequests, sendRaw } from './raw-http.js';
 import { runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess } from './service-process.js';
+import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport } from './statistics.js';
 
 // Issue 10, part 3: hostile input. A generated corpus of at least 100,000 requests against every operation of
@@ -69,19 +70,12 @@ describe('hostile input', () => {
     const liveWebhookUrl = `http://127.0.0.1:${receiverAddress.port}/hook`;
 
     const port = await freePort();
-    const configPath = join(dir, 'config.yaml');
     const requestsDir = join(dir, 'blackhole', 'requests');
-    await writeFile(
-      configPath,
-      JSON.stringify({
-        server: { host: '127.0.0.1', port },
-        storage: { dir: join(dir, 'data') },
-        log: { level: 'error' },
-        download_client: { type: 'blackhole', requests_dir: requestsDir, complete_dir: join(dir, 'blackhole', 'complete'), poll_interval: '1s', max_active: 100 },
-        library: { type: 'filesystem', path: join(dir, 'music') },
-        webhooks: [{ name: 'hostile-hook', url: liveWebhookUrl, events: ['queue_approved', 'queue_rejected', 'wishlist_removed'], timeout_ms: 2000, retry: 1 }],
-      }),
-    );
+    const configPath = await writeServiceConfig(dir, port, {
+      log: { level: 'error' },
+      download_client: { requests_dir: requestsDir, complete_dir: join(dir, 'blackhole', 'complete'), poll_interval: '1s', max_active: 100 },
+      webhooks: [{ name: 'hostile-hook', url: liveWebhookUrl, events: ['queue_approved', 'queue_rejected', 'wishlist_removed'], timeout_ms: 2000, retry: 1 }],
+    });
     const service = await startServiceProcess({ script: SERVICE_CHILD, args: ['--config', configPath], port });
     let crashed = false;
     let stopping = false;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +8,7 @@ import { startFaultInjectingReceiver, type FaultInjectingReceiver, type FaultPla
 import { fetchJson, numberAt, postJson, recordsAt, stringAt } from './json-fields.js';
 import { between, runSeed, seededRandom } from './seeded-random.js';
 import { FAST_CLOCK_SERVER, SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './service-process.js';
+import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport } from './statistics.js';
 
 // Issue 10, part 1: no event is lost under faults. Candidates go in through POST /api/v1/queue (each one fires
@@ -93,26 +94,18 @@ async function runFanOut(options: FanOutOptions): Promise<void> {
     cleanups.push(() => receiver.close());
   }
   const port = await freePort();
-  const configPath = join(dir, 'config.yaml');
-  // JSON is YAML: the config file is written as JSON.
-  await writeFile(
-    configPath,
-    JSON.stringify({
-      server: { host: '127.0.0.1', port, shutdown_timeout_ms: 2000 },
-      storage: { dir: join(dir, 'data') },
-      log: { level: 'error' },
-      download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete') },
-      library: { type: 'filesystem', path: join(dir, 'music') },
-      webhooks: receivers.map((receiver, index) => ({
-        name: receiver.name,
-        url: receiver.url,
-        secret: SECRETS[index],
-        events: ['queue_added'],
-        timeout_ms: options.timeoutMs,
-        retry: 5,
-      })),
-    }),
-  );
+  const configPath = await writeServiceConfig(dir, port, {
+    server: { shutdown_timeout_ms: 2000 },
+    log: { level: 'error' },
+    webhooks: receivers.map((receiver, index) => ({
+      name: receiver.name,
+      url: receiver.url,
+      secret: SECRETS[index],
+      events: ['queue_added'],
+      timeout_ms: options.timeoutMs,
+      retry: 5,
+    })),
+  });
   const epoch = Date.now();
   const start = () =>
     options.clockFactor === 1

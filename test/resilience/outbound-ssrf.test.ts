@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { refuseAddress } from '../../plugins/sink-webhooks/address-policy.js';
 import { fetchJson, isRecord, numberAt, postJson, recordsAt, stringAt } from './json-fields.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './service-process.js';
+import { writeServiceConfig } from './write-service-config.js';
 import { printReport } from './statistics.js';
 
 // Issue 10, part 5: outbound SSRF. Webhook targets in the link-local / cloud-metadata ranges, written every way
@@ -131,18 +132,7 @@ describe('outbound SSRF: link-local and metadata targets are refused, loopback a
       { name: 'loopback-by-name', url: loopback.url(LOOPBACK_NAME) },
       ...(linkLocalReceiver && local.linkLocal ? [{ name: 'real-link-local', url: linkLocalReceiver.url(local.linkLocal.address) }] : []),
     ].map((hook) => ({ ...hook, events: ['queue_added'], timeout_ms: 2000, retry: 0 }));
-    const configPath = join(dir, 'config.yaml');
-    await writeFile(
-      configPath,
-      JSON.stringify({
-        server: { host: '127.0.0.1', port },
-        storage: { dir: join(dir, 'data') },
-        log: { level: 'warn' },
-        download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete') },
-        library: { type: 'filesystem', path: join(dir, 'music') },
-        webhooks,
-      }),
-    );
+    const configPath = await writeServiceConfig(dir, port, { webhooks });
     service = await startServiceProcess({ script: SERVICE_CHILD, args: ['--config', configPath], port });
   });
 

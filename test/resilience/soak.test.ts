@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import { isRecord, numberAt, recordsAt, stringAt } from './json-fields.js';
 import { between, pick, runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, residentMiB, startServiceProcess } from './service-process.js';
+import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport, slope } from './statistics.js';
 
 // Issue 10, part 6: soak. A real service process takes a steady, open-loop mix of reads, additions, approvals,
@@ -77,21 +78,14 @@ describe('soak: steady mixed load', () => {
       await writeFile(join(musicDir, `Owned Artist ${i}`, `Owned Album ${i}`, '01.flac'), 'x');
     }
     const port = await freePort();
-    const configPath = join(dir, 'config.yaml');
-    await writeFile(
-      configPath,
-      JSON.stringify({
-        server: { host: '127.0.0.1', port },
-        storage: { dir: join(dir, 'data') },
-        log: { level: 'warn' },
-        download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: completeDir, quiet_period_ms: 500, poll_interval: '2s', max_active: 10 },
-        library: { type: 'filesystem', path: musicDir, sync_interval: '1m' },
-        webhooks: [
-          { name: 'soak-all', url: `http://127.0.0.1:${address.port}/all`, secret: 'soak-secret', events: ['queue_added', 'queue_approved', 'queue_rejected', 'download_completed', 'wishlist_removed'], timeout_ms: 2000, retry: 2 },
-          { name: 'soak-decisions', url: `http://127.0.0.1:${address.port}/decisions`, events: ['queue_approved', 'queue_rejected'], retry: 1 },
-        ],
-      }),
-    );
+    const configPath = await writeServiceConfig(dir, port, {
+      download_client: { complete_dir: completeDir, quiet_period_ms: 500, poll_interval: '2s', max_active: 10 },
+      library: { path: musicDir, sync_interval: '1m' },
+      webhooks: [
+        { name: 'soak-all', url: `http://127.0.0.1:${address.port}/all`, secret: 'soak-secret', events: ['queue_added', 'queue_approved', 'queue_rejected', 'download_completed', 'wishlist_removed'], timeout_ms: 2000, retry: 2 },
+        { name: 'soak-decisions', url: `http://127.0.0.1:${address.port}/decisions`, events: ['queue_approved', 'queue_rejected'], retry: 1 },
+      ],
+    });
     const service = await startServiceProcess({ script: SERVICE_CHILD, args: ['--config', configPath], port, nodeArgs: ['--expose-gc'] });
     let heapLine: ((bytes: number) => void) | undefined;
     let buffered = '';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { fetchJson, numberAt, postJson, recordOf, recordsAt, stringAt } from './json-fields.js';
 import { between, runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './service-process.js';
+import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport } from './statistics.js';
 
 // Issue 10, part 2: crash consistency of the store. A real service process (core/main.ts) takes concurrent
@@ -99,20 +100,10 @@ async function runChain(chain: number, runs: number, root: string, random: () =>
   for (let done = 0; done < runs; ) {
     const dir = join(root, `dir-${done}`);
     const port = await freePort();
-    const configPath = join(dir, 'config.yaml');
     const dataDir = join(dir, 'data');
     await mkdir(dir, { recursive: true });
-    await writeFile(
-      configPath,
-      JSON.stringify({
-        server: { host: '127.0.0.1', port },
-        storage: { dir: dataDir },
-        log: { level: 'error' },
-        // Approved items become downloads: the blackhole client writes request files, another writer of the store.
-        download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete'), poll_interval: '1s' },
-        library: { type: 'filesystem', path: join(dir, 'music') },
-      }),
-    );
+    // Approved items become downloads: the blackhole client writes request files, another writer of the store.
+    const configPath = await writeServiceConfig(dir, port, { log: { level: 'error' }, download_client: { poll_interval: '1s' } });
     const state: ChainState = { items: new Map(), byId: new Map(), nextCandidate: 0 };
     const inThisDir = Math.min(RUNS_PER_DIR, runs - done);
     for (let run = 0; run < inThisDir; run++) {

@@ -11,7 +11,7 @@ import { api, eventually } from '../helpers/api-client.js';
 import { writeAlbum } from '../helpers/write-album.js';
 import { launchChromium } from './launch-chromium.js';
 import { startIdentityProxy, type IdentityProxy } from './identity-proxy.js';
-import { DESKTOP, openPage, PHONE } from './watched-page.js';
+import { DESKTOP, failApi, openPage, PHONE } from './watched-page.js';
 
 interface LibraryList {
   items: LibraryAlbum[];
@@ -167,12 +167,10 @@ describe('library page', () => {
     it('shows an API error as a message with a retry, not a blank page', async () => {
       const w = await openPage(browser, { baseURL: app.baseUrl });
       const { page } = w;
-      await page.route('**/api/v1/library?*', (route) =>
-        route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'the library catalogue cannot be read' }) }),
-      );
+      const recover = await failApi(page, '**/api/v1/library?*', 'the library catalogue cannot be read');
       await page.goto('/library');
       await page.getByRole('alert').filter({ hasText: 'the library catalogue cannot be read' }).waitFor();
-      await page.unroute('**/api/v1/library?*');
+      await recover();
       await page.getByRole('button', { name: 'Try again' }).click();
       await totalReads(page, `${TOTAL} albums`);
       assert.equal(await page.getByRole('alert').count(), 0);

@@ -9,7 +9,7 @@ import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { api, eventually } from '../helpers/api-client.js';
 import { JobScheduler } from '../../core/jobs/job-scheduler.js';
 import { launchChromium } from './launch-chromium.js';
-import { DESKTOP, openPage, PHONE } from './watched-page.js';
+import { DESKTOP, failApi, openPage, PHONE } from './watched-page.js';
 
 interface Download { id: string; artist: string; state: string }
 
@@ -131,12 +131,10 @@ describe('dashboard, wishlist and downloads pages', () => {
   it('shows an API error as a message with a retry, not a blank page', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl });
     const { page } = w;
-    await page.route('**/api/v1/downloads?*', (route) =>
-      route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'the data dir is not writable' }) }),
-    );
+    const recover = await failApi(page, '**/api/v1/downloads?*', 'the data dir is not writable');
     await page.goto('/downloads');
     await page.getByRole('alert').filter({ hasText: 'the data dir is not writable' }).waitFor();
-    await page.unroute('**/api/v1/downloads?*');
+    await recover();
     await page.getByRole('button', { name: 'Try again' }).click();
     await page.getByText('Tender Buttons', { exact: true }).waitFor();
     w.assertNoConsoleErrors([/status of 503/]);

@@ -59,3 +59,13 @@ export async function openPage(browser: Browser, options: OpenPageOptions): Prom
     close: () => context.close(),
   };
 }
+
+/**
+ * Makes API requests matching `pattern` answer 503 problem+json with `detail`, as the server does when its store
+ * cannot be read, until the returned function is called.
+ */
+export async function failApi(page: Page, pattern: string, detail: string): Promise<() => Promise<void>> {
+  const problem = { type: 'about:blank', title: 'Service Unavailable', status: 503, detail };
+  await page.route(pattern, (route) => route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify(problem) }));
+  return () => page.unroute(pattern);
+}

@@ -1,0 +1,32 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+type Block = Record<string, unknown>;
+
+export interface ServiceConfigBlocks {
+  server?: Block;
+  log?: Block;
+  download_client?: Block;
+  library?: Block;
+  webhooks?: Block[];
+}
+
+/**
+ * Writes `<dir>/config.yaml` (JSON is YAML) for a service child on 127.0.0.1:`port` with everything it keeps
+ * inside `dir`: the store in `data/`, a blackhole client on `requests/` and `complete/`, a folder library in
+ * `music/`, warnings and errors logged. A test names only what it changes: each block given is merged over
+ * the base one, and `webhooks` is added as given. Returns the file's path.
+ */
+export async function writeServiceConfig(dir: string, port: number, blocks: ServiceConfigBlocks = {}): Promise<string> {
+  const path = join(dir, 'config.yaml');
+  const config = {
+    server: { host: '127.0.0.1', port, ...blocks.server },
+    storage: { dir: join(dir, 'data') },
+    log: { level: 'warn', ...blocks.log },
+    download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete'), ...blocks.download_client },
+    library: { type: 'filesystem', path: join(dir, 'music'), ...blocks.library },
+    ...(blocks.webhooks ? { webhooks: blocks.webhooks } : {}),
+  };
+  await writeFile(path, JSON.stringify(config));
+  return path;
+}

@@ -31,7 +31,8 @@ import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { CoreStore } from './storage/core-store.js';
-import { emptyCoreData, type CoreData } from './storage/core-data.js';
+import { CORE_COLLECTIONS, emptyCoreData, type CoreData } from './storage/core-data.js';
+import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { Database } from './storage/database.js';
 import { readVersion } from './version.js';
 import { registerDomain, domainRoutes, startDomain, stopDomain } from './register-domain.js';
@@ -54,7 +55,8 @@ export interface Crateflow {
   container: DependencyContainer;
   log: Logger;
   /** Starts listening on `server.host`:`server.port` (port 0 = any free port). */
-  listen(): Promise<{ server: Server; port: number; host: string }>;
+  /** Starts answering: on `reserved` (a server bound by reservePort()) or on a new one bound now. */
+  listen(reserved?: Server): Promise<{ server: Server; port: number; host: string }>;
   /** Stops accepting, finishes in-flight requests, stops jobs and plugins, flushes the store. */
   close(): Promise<void>;
 }
@@ -79,14 +81,18 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
   const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
   if (problems.length > 0) throw new ConfigError(source, problems);
-  const database = await Database.open(config.storage.dir).catch((err: unknown) => {
+  const database = await Database.open(config.storage.dir, {
+    exclusive: true,
+    notice: (message, details) => log.warn(details, message),
+  }).catch((err: unknown) => {
+    if (err instanceof DataDirInUseError) throw err;
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
   const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
 
   const container = rootContainer.createChildContainer();
-  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData);
+  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS });
   const events = new EventBus(coreDoc, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
   const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log });
   container.register(Tokens.Config, { useValue: config });
@@ -100,7 +106,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
   container.register(Tokens.NewId, { useValue: makeId });
   container.register(EventBus, { useValue: events });
-  container.register(CoreStore, { useValue: new CoreStore(coreDoc, events) });
+  const store = await CoreStore.open(coreDoc, events, database.dir);
+  container.register(CoreStore, { useValue: store });
   await registerDomain(container, database);
 
   const routes: RouteSpec[] = [];
@@ -141,6 +148,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
       await database.close();
+      await store.close();
     })();
     return closing;
   }
@@ -149,17 +157,26 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     container,
     log,
     close,
-    listen: () =>
+    listen: (reserved?: Server) =>
       new Promise((resolve, reject) => {
-        const listening = app.listen(config.server.port, config.server.host);
-        answerMalformedRequests(listening);
-        listening.once('error', reject);
-        listening.once('listening', () => {
+        const serve = (listening: Server) => {
           server = listening;
           const address = listening.address();
           const port = address && typeof address === 'object' ? address.port : config.server.port;
           resolve({ server: listening, port, host: config.server.host });
-        });
+        };
+        if (reserved) {
+          // Bound by reservePort() before the store was opened; from now on the app answers.
+          reserved.removeAllListeners('request');
+          reserved.on('request', app.callback());
+          answerMalformedRequests(reserved);
+          serve(reserved);
+          return;
+        }
+        const listening = app.listen(config.server.port, config.server.host);
+        answerMalformedRequests(listening);
+        listening.once('error', reject);
+        listening.once('listening', () => serve(listening));
       }),
   };
 }

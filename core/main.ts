@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
 import { createCrateflow } from './create-crateflow.js';
+import { reservePort } from './http/reserve-port.js';
 import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
@@ -24,6 +25,12 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${new ConfigError(loaded.source, all).message}\n`);
     return 1;
   }
+  // Listen first: a start that cannot (the port is taken, often by a running Crateflow) must not touch the data dir.
+  const reserved = await reservePort(loaded.config.server.port, loaded.config.server.host).catch((err: unknown) => {
+    process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
+    return undefined;
+  });
+  if (!reserved) return 1;
   const crateflow = await createCrateflow({ config: loaded.config, configDir: dirname(location.path), configSource: loaded.source }).catch((err: unknown) => {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -32,9 +39,12 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`Crateflow could not start: ${describe(err)}\n`);
     return undefined;
   });
-  if (!crateflow) return 1;
+  if (!crateflow) {
+    reserved.close();
+    return 1;
+  }
   const { log } = crateflow;
-  const { port, host } = await crateflow.listen().catch(async (err: unknown) => {
+  const { port, host } = await crateflow.listen(reserved).catch(async (err: unknown) => {
     process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
     await crateflow.close();
     process.exit(1);

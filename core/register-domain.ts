@@ -22,7 +22,7 @@ import { wishlistRoutes } from './wishlist/wishlist.routes.js';
 export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
   const libraryDoc = await database.document<LibraryData>('library', emptyLibraryData);
   container.register(LibraryCatalog, { useValue: new LibraryCatalog(libraryDoc) });
-  container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore).data) });
+  container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore)) });
   container.registerSingleton(JobLog);
   container.registerSingleton(JobScheduler);
   container.registerSingleton(QueueService);

@@ -19,7 +19,15 @@ const Server = Type.Object(
 );
 
 const Storage = Type.Object(
-  { dir: Type.String({ default: './data', minLength: 1, description: 'folder for the JSON data files; created if missing' }) },
+  {
+    dir: Type.String({ default: './data', minLength: 1, description: 'folder for the JSON data files; created if missing' }),
+    max_items: Type.Integer({
+      minimum: 100,
+      maximum: 1_000_000,
+      default: 100_000,
+      description: 'most live items (pending queue, wishlist and downloads) the store holds in memory; adding past it answers 507. Decided queue items are kept on disk and do not count',
+    }),
+  },
   { additionalProperties: false, default: {} },
 );
 

@@ -30,6 +30,13 @@ export class LibraryCatalog {
     return this.matcher.find(item) !== undefined;
   }
 
+  /** How the owned album matching `item` is named to clients (its mbid, else "Artist — Album"), if owned. */
+  find(item: AlbumIdentity): string | undefined {
+    const index = this.matcher.find(item);
+    const album = index === undefined ? undefined : this.doc.data.albums[Number(index)];
+    return album && (album.mbid ?? album.release_group_mbid ?? `${album.artist} — ${album.album}`);
+  }
+
   /** Replaces the whole catalogue with a sync's result, in shelf order, and persists it. */
   async replace(albums: LibraryAlbum[], syncedAt: string): Promise<void> {
     this.doc.data.albums = albums.sort(shelfOrder);

@@ -24,6 +24,17 @@ export class AlbumMatcher {
     if (name) this.byName.set(name, owner);
   }
 
+  /** `add` with keys already computed (a lowercased mbid and a name key; empty for none), as stored on disk. */
+  addKeys(mbid: string | undefined, name: string | undefined, owner: string): void {
+    if (mbid) this.byMbid.set(mbid, owner);
+    if (name) this.byName.set(name, owner);
+  }
+
+  removeKeys(mbid: string | undefined, name: string | undefined, owner: string): void {
+    if (mbid && this.byMbid.get(mbid) === owner) this.byMbid.delete(mbid);
+    if (name && this.byName.get(name) === owner) this.byName.delete(name);
+  }
+
   remove(item: AlbumIdentity, owner: string): void {
     for (const mbid of mbidsOf(item)) if (this.byMbid.get(mbid) === owner) this.byMbid.delete(mbid);
     const name = nameKeyOf(item);

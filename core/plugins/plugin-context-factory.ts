@@ -17,7 +17,7 @@ export async function createPluginContext<C>(
   config: C,
   deps: PluginContextDeps,
 ): Promise<{ context: PluginContext<C>; close(): Promise<void> }> {
-  const doc = await deps.database.document<PluginStorageData>(`plugin-${name}`, () => ({ entries: {} }));
+  const doc = await deps.database.document<PluginStorageData>(`plugin-${name}`, () => ({ entries: {} }), { collections: ['entries'] });
   const http = createHttpClient({ userAgent: `crateflow/${deps.version} (${name})`, defaultTimeoutMs: 10_000 });
   const context: PluginContext<C> = {
     config,

@@ -1,29 +1,43 @@
-import type { CoreData } from '../storage/core-data.js';
-import type { DeepReadonly } from '../storage/track-changes.js';
+import type { CoreStore } from '../storage/core-store.js';
 import { AlbumMatcher, type AlbumIdentity } from '../library/library-index.js';
 
+/** What an album matched: a queue item (pending or decided) or a wishlist item, with its status. */
+export interface KnownMatch {
+  in: 'queue' | 'wishlist';
+  id: string;
+  status: string;
+}
+
 /**
- * Every album already proposed or wanted: queue items (whatever their status, so a rejected candidate is not
- * proposed again) and wishlist items. Kept in step with the store by the services that change it.
+ * Every album already proposed or wanted: pending queue items and wishlist items here, decided queue items in
+ * the decided history (so a rejected candidate is not proposed again). Kept in step with the store by the
+ * services that change it, and rebuilt when a failed commit rolls the store back.
  *
  * Queue and wishlist entries are indexed apart: an approved album is in both, and removing it from the
  * wishlist must leave the queue entry known, exactly as a restart (which rebuilds this from the store) does.
  */
 export class KnownAlbums {
-  private readonly queued = new AlbumMatcher();
+  private readonly pending = new AlbumMatcher();
   private readonly wanted = new AlbumMatcher();
 
-  constructor(data: DeepReadonly<CoreData>) {
-    for (const item of Object.values(data.queue)) this.queued.add(item, item.id);
-    for (const item of Object.values(data.wishlist)) this.wanted.add(item, item.id);
+  constructor(private readonly store: CoreStore) {
+    this.rebuild();
+    store.onRollback(() => this.rebuild());
   }
 
-  /** `wishlist:<id>` or `queue:<id>` of a matching entry (the wishlist first), if any. */
-  find(item: AlbumIdentity): string | undefined {
+  /** The entry matching `item`: the wishlist first, then the pending queue, then decided items. */
+  find(item: AlbumIdentity): KnownMatch | undefined {
     const wanted = this.wanted.find(item);
-    if (wanted !== undefined) return `wishlist:${wanted}`;
-    const queued = this.queued.find(item);
-    return queued === undefined ? undefined : `queue:${queued}`;
+    if (wanted !== undefined) return { in: 'wishlist', id: wanted, status: this.store.data.wishlist[wanted]?.status ?? 'wanted' };
+    const pending = this.pending.find(item);
+    if (pending !== undefined) return { in: 'queue', id: pending, status: 'pending' };
+    const decided = this.store.history.find(item);
+    return decided && { in: 'queue', ...decided };
+  }
+
+  /** The id of the pending queue item for this album (by mbid, or by name), if there is one. */
+  findPending(item: AlbumIdentity): string | undefined {
+    return this.pending.find(item);
   }
 
   /** The id of the wishlist item for this album, if there is one. */
@@ -31,8 +45,13 @@ export class KnownAlbums {
     return this.wanted.find(item);
   }
 
-  addQueued(item: AlbumIdentity & { id: string }): void {
-    this.queued.add(item, item.id);
+  addPending(item: AlbumIdentity & { id: string }): void {
+    this.pending.add(item, item.id);
+  }
+
+  /** Call when a pending item was decided (the decided history knows it from then on). */
+  removePending(item: AlbumIdentity & { id: string }): void {
+    this.pending.remove(item, item.id);
   }
 
   addWanted(item: AlbumIdentity & { id: string }): void {
@@ -41,5 +60,12 @@ export class KnownAlbums {
 
   removeWanted(item: AlbumIdentity & { id: string }): void {
     this.wanted.remove(item, item.id);
+  }
+
+  private rebuild(): void {
+    this.pending.clear();
+    this.wanted.clear();
+    for (const item of Object.values(this.store.data.queue)) this.pending.add(item, item.id);
+    for (const item of Object.values(this.store.data.wishlist)) this.wanted.add(item, item.id);
   }
 }

@@ -39,7 +39,19 @@ export const QueueItem = Type.Object(
     added_at: Type.String(),
     decided_at: Type.Optional(Type.String()),
     decided_by: Type.Optional(Type.String()),
+    in_library: Type.Optional(Type.Boolean({ description: 'approved while the library already had it: nothing is downloaded' })),
   },
   { additionalProperties: false, $id: 'QueueItem' },
 );
 export type QueueItem = Static<typeof QueueItem>;
+
+/** What a candidate that was not added matched. */
+export const DuplicateOf = Type.Object(
+  {
+    in: Type.Union([Type.Literal('queue'), Type.Literal('wishlist'), Type.Literal('library')], { description: 'where the match is' }),
+    id: Type.String({ description: 'the queue or wishlist item id; for the library, the album\'s mbid or "Artist — Album"' }),
+    status: Type.String({ description: 'the queue item status (pending, approved, rejected), the wishlist item status, or in_library' }),
+  },
+  { additionalProperties: false, $id: 'DuplicateOf' },
+);
+export type DuplicateOf = Static<typeof DuplicateOf>;

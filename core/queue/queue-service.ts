@@ -1,18 +1,21 @@
 import { inject, injectable } from 'tsyringe';
 import type { Clock, Identity } from '@crateflow/sdk';
+import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { StorageFullError } from '../errors/storage-full-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { LibraryCatalog } from '../library/library-catalog.js';
-import { CoreStore, type Emit } from '../storage/core-store.js';
+import { CoreStore, type Emit, type MutationTools } from '../storage/core-store.js';
 import type { CoreData } from '../storage/core-data.js';
 import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { KnownAlbums } from './known-albums.js';
 import { SerializedJson } from '../http/serialized-json.js';
 import { PendingView, viewKey, type PendingFilter } from './pending-view.js';
-import type { Candidate, QueueItem } from './queue-item.schema.js';
+import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import { SerializedPageCache } from './serialized-page-cache.js';
+import type { DecidedStatus } from './decided-history.js';
 
 export interface Selection {
   ids?: string[];
@@ -20,11 +23,26 @@ export interface Selection {
   all?: boolean;
 }
 
-export type Decision = 'approved' | 'rejected';
+export type Decision = DecidedStatus;
+
+export interface AddResult {
+  items: QueueItem[];
+  duplicates: number;
+  /** One entry per candidate that was not added, in the order sent: what it matched. */
+  skipped: { index: number; artist: string; album?: string; title?: string; duplicate_of: DuplicateOf }[];
+}
+
+export interface Page {
+  items: QueueItem[];
+  total: number;
+  limit: number;
+  offset: number;
+}
 
 /**
- * The pending queue: candidates come in (de-duplicated against the queue, the wishlist and the library), and a
- * person approves them onto the wishlist or rejects them. Every change is committed before its event fires.
+ * The pending queue: candidates come in (de-duplicated against the queue, its decided history, the wishlist and
+ * the library), and a person approves them onto the wishlist or rejects them. Decided items move to the decided
+ * history on disk; a rejected one can be restored. Every change is committed before its event fires.
  */
 @injectable()
 export class QueueService {
@@ -35,21 +53,25 @@ export class QueueService {
     @inject(CoreStore) private readonly store: CoreStore,
     @inject(KnownAlbums) private readonly known: KnownAlbums,
     @inject(LibraryCatalog) private readonly library: LibraryCatalog,
+    @inject(Tokens.Config) private readonly config: AppConfig,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {
     this.pending = new PendingView(() => Object.values(this.store.data.queue));
+    store.onRollback(() => this.pending.invalidate());
   }
 
-  async add(candidates: readonly Candidate[]): Promise<{ items: QueueItem[]; duplicates: number }> {
+  async add(candidates: readonly Candidate[]): Promise<AddResult> {
+    this.checkRoom(candidates.length);
     const result = await this.store.mutate((data, emit) => {
       const added: QueueItem[] = [];
-      let duplicates = 0;
+      const skipped: AddResult['skipped'] = [];
       const now = this.timestamp();
-      for (const candidate of candidates) {
-        if (this.known.find(candidate) || this.library.owns(candidate)) {
-          duplicates++;
-          continue;
+      candidates.forEach((candidate, index) => {
+        const duplicateOf = this.duplicateOf(candidate);
+        if (duplicateOf) {
+          skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: duplicateOf });
+          return;
         }
         const item: QueueItem = {
           id: this.newId(),
@@ -60,19 +82,14 @@ export class QueueService {
           added_at: now,
         };
         data.queue[item.id] = item;
-        this.known.addQueued(item);
+        this.known.addPending(item);
         added.push(item);
         emit('queue_added', { artist: item.artist, album: item.album, mbid: item.mbid, id: item.id });
-      }
-      return { items: added, duplicates };
+      });
+      return { items: added, duplicates: skipped.length, skipped };
     });
     if (result.items.length > 0) this.pending.invalidate();
     return result;
-  }
-
-  private listPending(filter: PendingFilter & { limit: number; offset: number }): { items: QueueItem[]; total: number; limit: number; offset: number } {
-    const all = this.pending.list(filter);
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
   /** The same page as `listPending`, serialised once per change of the queue: pollers ask for it over and over. */
@@ -81,43 +98,68 @@ export class QueueService {
     return this.pages.page(this.pending.generation, key, () => this.listPending(filter));
   }
 
-  get(id: string): QueueItem {
-    const item = this.store.data.queue[id];
+  /** Items with `status`: pending ones newest first, decided ones newest decision first (read from disk). */
+  async list(status: QueueStatus, limit: number, offset: number): Promise<Page> {
+    if (status === 'pending') return this.listPending({ sort: 'added_at', order: 'desc', limit, offset });
+    const { items, total } = await this.store.history.page(status, offset, limit);
+    return { items, total, limit, offset };
+  }
+
+  /** A queue item by id, pending or decided. */
+  async get(id: string): Promise<QueueItem> {
+    const item = this.store.data.queue[id] ?? (await this.store.history.get(id));
     if (!item) throw new NotFoundError('queue item', id);
     return item;
   }
 
   /** Bulk decision: items that are not pending are skipped and not counted. */
-  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<number> {
+  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number }> {
     const ids = this.select(selection, decision);
-    const count = await this.store.mutate((data, emit) => {
-      let decided = 0;
+    const result = await this.store.mutate((data, emit, tools) => {
+      let count = 0;
+      let owned = 0;
       for (const id of ids) {
         const item = data.queue[id];
-        if (item?.status === 'pending') {
-          this.apply(data, emit, item, decision, identity);
-          decided++;
-        }
+        if (!item) continue;
+        if (this.apply(data, emit, tools, item, decision, identity).in_library) owned++;
+        count++;
       }
-      return decided;
+      return { count, owned };
     });
-    if (count > 0) this.pending.remove(ids);
-    return count;
+    if (result.count > 0) this.pending.remove(ids);
+    return result;
   }
 
   /** Single decision: 404 for an unknown id, 409 when the item was already decided. */
   async decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
-    const item = await this.store.mutate((data, emit) => {
+    const item = await this.store.mutate((data, emit, tools) => {
       const found = data.queue[id];
-      if (!found) throw new NotFoundError('queue item', id);
-      if (found.status !== 'pending') {
-        // `current_status`, not `status`: that member of a problem is the HTTP status (as `current_state` for downloads).
-        throw new ConflictError(`queue item "${id}" is already ${found.status}`, { id, current_status: found.status });
-      }
-      this.apply(data, emit, found, decision, identity);
-      return found;
+      if (!found) throw this.notPending(id);
+      return this.apply(data, emit, tools, found, decision, identity);
     });
     this.pending.remove([id]);
+    return item;
+  }
+
+  /** Puts a rejected item back into the pending queue (it is announced again as `queue_added`). */
+  async restore(id: string): Promise<QueueItem> {
+    const status = this.store.history.statusOf(id);
+    if (status === undefined) throw this.notPending(id, 'rejected');
+    if (status !== 'rejected') throw new ConflictError(`queue item "${id}" is ${status}; only a rejected item can be restored`, { id, current_status: status });
+    const decided = await this.store.history.get(id);
+    if (!decided) throw new NotFoundError('queue item', id);
+    const item = await this.store.mutate((data, emit, { history }) => {
+      // Checked again inside the mutation: another request may have restored it while the record was read.
+      if (this.store.history.statusOf(id) !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
+      const { decided_at: _at, decided_by: _by, in_library: _owned, ...rest } = decided;
+      const restored: QueueItem = { ...rest, status: 'pending' };
+      history.stageRestored(restored);
+      data.queue[id] = restored;
+      this.known.addPending(restored);
+      emit('queue_added', { artist: restored.artist, album: restored.album, mbid: restored.mbid, id });
+      return restored;
+    });
+    this.pending.invalidate();
     return item;
   }
 
@@ -126,23 +168,50 @@ export class QueueService {
     return this.pending.list({ sort: 'added_at', order: 'desc' }).length;
   }
 
-  private apply(data: CoreData, emit: Emit, item: QueueItem, decision: Decision, identity: Identity | null): void {
-    item.status = decision;
+  private listPending(filter: PendingFilter & { limit: number; offset: number }): Page {
+    const all = this.pending.list(filter);
+    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  }
+
+  private apply(data: CoreData, emit: Emit, { history }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
     const decidedAt = this.timestamp();
-    item.decided_at = decidedAt;
-    if (identity) item.decided_by = identity.name;
+    const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...(identity ? { decided_by: identity.name } : {}) };
     const event = { artist: item.artist, album: item.album, mbid: item.mbid };
-    if (decision === 'rejected') {
-      emit('queue_rejected', event);
-      return;
+    if (decision === 'approved') {
+      // Owned already (the library synced while it waited): approved, but nothing to download.
+      if (this.library.owns(item)) decided.in_library = true;
+      // An album added to the wishlist directly while it waited here is already wanted: no second download.
+      else if (this.known.findWanted(item) === undefined) {
+        const wanted = wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id });
+        data.wishlist[wanted.id] = wanted;
+        this.known.addWanted(wanted);
+      }
     }
-    // An album added to the wishlist directly while it waited here is already wanted: no second download.
-    if (this.known.findWanted(item) === undefined) {
-      const wanted = wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id });
-      data.wishlist[wanted.id] = wanted;
-      this.known.addWanted(wanted);
-    }
-    emit('queue_approved', event);
+    delete data.queue[item.id];
+    this.known.removePending(item);
+    history.stageDecided(decided);
+    emit(decision === 'approved' ? 'queue_approved' : 'queue_rejected', event);
+    return decided;
+  }
+
+  private duplicateOf(candidate: Candidate): DuplicateOf | undefined {
+    const known = this.known.find(candidate);
+    if (known) return known;
+    const owned = this.library.find(candidate);
+    return owned === undefined ? undefined : { in: 'library', id: owned, status: 'in_library' };
+  }
+
+  private checkRoom(adding: number): void {
+    const data = this.store.data;
+    const held = Object.keys(data.queue).length + Object.keys(data.wishlist).length + Object.keys(data.downloads).length;
+    if (held + adding > this.config.storage.max_items) throw new StorageFullError(held, this.config.storage.max_items, adding);
+  }
+
+  private notPending(id: string, wanted: QueueStatus = 'pending'): Error {
+    const status = this.store.history.statusOf(id);
+    if (status === undefined) return new NotFoundError('queue item', id);
+    // `current_status`, not `status`: that member of a problem is the HTTP status (as `current_state` for downloads).
+    return new ConflictError(`queue item "${id}" is already ${status}${wanted === 'pending' ? '' : `, not ${wanted}`}`, { id, current_status: status });
   }
 
   private select(selection: Selection, decision: Decision): string[] {
@@ -151,20 +220,22 @@ export class QueueService {
       return this.pending.list({ sort: 'added_at', order: 'asc' }).map((item) => item.id);
     }
     const ids = new Set(selection.ids ?? []);
-    const mbids = new Set((selection.mbids ?? []).map((m) => m.toLowerCase()));
-    if (ids.size === 0 && mbids.size === 0) {
+    const mbids = selection.mbids ?? [];
+    if (ids.size === 0 && mbids.length === 0) {
       throw new ValidationError([{ path: 'body', message: 'select items with a non-empty "ids" or "mbids" list (or "all": true to approve everything)' }]);
     }
-    const chosen = [...ids];
-    if (mbids.size > 0) {
-      for (const item of Object.values(this.store.data.queue)) {
-        if (item.status === 'pending' && item.mbid && mbids.has(item.mbid.toLowerCase())) chosen.push(item.id);
-      }
+    for (const mbid of mbids) {
+      const id = this.known.findPending({ artist: '', mbid }); // an index lookup, not a scan of the queue
+      if (id !== undefined) ids.add(id);
     }
-    return [...new Set(chosen)];
+    return [...ids];
   }
 
   private timestamp(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+function nameFields(candidate: Candidate): { album?: string; title?: string } {
+  return { ...(candidate.album !== undefined ? { album: candidate.album } : {}), ...(candidate.title !== undefined ? { title: candidate.title } : {}) };
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
-import { Candidate, QueueItem } from './queue-item.schema.js';
+import { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
 
 const MAX_BATCH = 1000;
@@ -21,8 +21,38 @@ const ApproveSelection = Type.Object(
   { additionalProperties: false },
 );
 const BulkResult = Type.Object(
-  { success: Type.Boolean(), count: Type.Integer({ minimum: 0 }), message: Type.String() },
+  {
+    success: Type.Boolean(),
+    count: Type.Integer({ minimum: 0 }),
+    message: Type.String(),
+    in_library: Type.Optional(Type.Integer({ minimum: 0, description: 'approved items the library already had: approved, not downloaded again' })),
+  },
   { $id: 'BulkDecisionResult' },
+);
+const StatusQuery = Type.Object(
+  {
+    status: QueueStatus,
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+const AddResult = Type.Object(
+  {
+    items: Type.Array(QueueItem),
+    duplicates: Type.Integer({ description: 'how many candidates were not added' }),
+    skipped: Type.Array(
+      Type.Object({
+        index: Type.Integer({ description: 'position of the candidate in the request (0 for a single one)' }),
+        artist: Type.String(),
+        album: Type.Optional(Type.String()),
+        title: Type.Optional(Type.String()),
+        duplicate_of: DuplicateOf,
+      }),
+      { description: 'each candidate that was not added, with what it matched' },
+    ),
+  },
+  { $id: 'QueueAddResult' },
 );
 const PendingQuery = Type.Object(
   {
@@ -54,8 +84,23 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
       method: 'post', path: '/queue', tag: 'queue', access: 'approver', status: 201,
       summary: 'Add one candidate or up to 1000; duplicates of queued, wishlisted or owned albums are skipped',
       body: Type.Union([Candidate, Type.Array(Candidate, { minItems: 1, maxItems: MAX_BATCH })]),
-      response: Type.Object({ items: Type.Array(QueueItem), duplicates: Type.Integer() }),
+      errors: [507],
+      response: AddResult,
       handle: ({ body }) => queue.add(Array.isArray(body) ? body : [body]),
+    }),
+    route({
+      method: 'get', path: '/queue', tag: 'queue', access: 'viewer',
+      summary: 'Queue items by status: pending (newest first), approved or rejected (newest decision first)',
+      query: StatusQuery,
+      response: PendingPage,
+      handle: ({ query }) => queue.list(query.status, query.limit, query.offset),
+    }),
+    route({
+      method: 'post', path: '/queue/:id/restore', tag: 'queue', access: 'approver', errors: [404, 409],
+      summary: 'Put a rejected item back into the pending queue',
+      params: Type.Object({ id: Id }),
+      response: Type.Object({ item: QueueItem }),
+      handle: async ({ params }) => ({ item: await queue.restore(params.id) }),
     }),
     route({
       method: 'post', path: '/queue/approve', tag: 'queue', access: 'approver',
@@ -63,8 +108,9 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
       body: ApproveSelection,
       response: BulkResult,
       handle: async ({ body, identity }) => {
-        const count = await queue.decideMany(body, 'approved', identity);
-        return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}` };
+        const { count, owned } = await queue.decideMany(body, 'approved', identity);
+        const note = owned > 0 ? ` (${owned} already in the library, not downloaded again)` : '';
+        return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}${note}`, ...(owned > 0 ? { in_library: owned } : {}) };
       },
     }),
     route({
@@ -73,7 +119,7 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
       body: BulkSelection,
       response: BulkResult,
       handle: async ({ body, identity }) => {
-        const count = await queue.decideMany(body, 'rejected', identity);
+        const { count } = await queue.decideMany(body, 'rejected', identity);
         return { success: true, count, message: `Rejected ${count} item${count === 1 ? '' : 's'}` };
       },
     }),

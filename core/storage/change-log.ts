@@ -1,4 +1,9 @@
-import { open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DamagedDataError } from './damaged-data-error.js';
+import { readLines } from './read-lines.js';
+import { syncDir } from './sync-dir.js';
+import { writeFully } from './write-fully.js';
 
 /** One group commit's changes: records set (with their new value) or deleted, and whole top-level values replaced. */
 export interface ChangeSet {
@@ -7,15 +12,25 @@ export interface ChangeSet {
   put?: [field: string, value: unknown][];
 }
 
+/** What reading the log found besides its change sets. */
+export interface LogReading {
+  changes: ChangeSet[];
+  /** Bytes of a last line cut short by a crash mid-append (0 when the log ends cleanly). */
+  tornBytes: number;
+}
+
 /**
  * An append-only file of change sets, one JSON line per group commit, flushed to disk before the commit
  * resolves. Replaying it onto the snapshot it follows gives the current state; replay is idempotent (every
  * entry carries full values), so a crash between writing a new snapshot and truncating the log is harmless.
+ *
+ * An append is all or nothing: every byte is checked written and flushed, and an append that fails part-way is
+ * cut off again, so the file never holds (or later glues a new line onto) a change that was refused.
  */
 export class ChangeLog {
   private handle: FileHandle | undefined;
   private size = 0;
-  private torn = false;
+  private damagedAt: number | undefined;
 
   constructor(readonly path: string) {}
 
@@ -23,51 +38,84 @@ export class ChangeLog {
     return this.size;
   }
 
-  /** Whether the last read found a torn last line, which must be cut off before anything is appended. */
-  get hasTornTail(): boolean {
-    return this.torn;
+  /** Every complete change set in the file. A torn last line (a crash mid-append) is reported, not replayed. */
+  async read(): Promise<LogReading> {
+    const changes: ChangeSet[] = [];
+    let tornBytes = 0;
+    const found = await readLines(this.path, {
+      line: (text, number) => {
+        try {
+          changes.push(JSON.parse(text));
+        } catch (err: unknown) {
+          throw new DamagedDataError(this.path, `line ${number} is not valid JSON`, 'move the .changes file away to start from the last snapshot (losing the changes since), or restore the data dir from a backup', { cause: err });
+        }
+      },
+      torn: (bytes) => {
+        tornBytes = bytes;
+      },
+    });
+    if (!found) return { changes: [], tornBytes: 0 };
+    return { changes, tornBytes };
   }
 
-  /** Every complete change set in the file. A torn last line (a crash mid-append) is ignored. */
-  async readAll(): Promise<ChangeSet[]> {
-    let text: string;
+  /** Appends one change set and flushes it. On failure nothing of it stays in the file (or the log refuses more). */
+  async append(changes: ChangeSet): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify(changes)}\n`);
+    const handle = await this.open();
+    if (this.damagedAt !== undefined) await this.cutBackTo(handle, this.damagedAt);
+    const start = this.size;
     try {
-      text = await readFile(this.path, 'utf8');
+      await writeFully(handle, line, start);
+      await handle.datasync();
     } catch (err: unknown) {
-      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return [];
+      this.damagedAt = start;
+      await this.cutBackTo(handle, start).catch(() => undefined); // retried before the next append; `err` is what the caller must see
       throw err;
     }
-    const lines = text.split('\n');
-    this.torn = (lines.pop() ?? '') !== ''; // the part after the last newline: empty, or a torn append
-    return lines.map((line, i) => {
-      try {
-        return JSON.parse(line);
-      } catch (err: unknown) {
-        throw new Error(`${this.path} line ${i + 1} is not valid JSON; the change log is damaged`, { cause: err });
-      }
-    });
+    this.size = start + line.length;
   }
 
-  async append(changes: ChangeSet): Promise<void> {
-    const line = `${JSON.stringify(changes)}\n`;
-    this.handle ??= await open(this.path, 'a');
-    await this.handle.write(line);
-    await this.handle.datasync();
-    this.size += Buffer.byteLength(line);
-  }
-
-  /** Empties the log (after a snapshot made it redundant). */
+  /** Empties the log (after a snapshot made it redundant), creating no file where there is none. */
   async clear(): Promise<void> {
-    await this.handle?.close();
+    const handle = this.handle ?? (await open(this.path, 'r+').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    }));
+    if (handle) {
+      await handle.truncate(0);
+      await handle.datasync();
+      await handle.close(); // reopened by the next append; an idle document holds no descriptor
+    }
     this.handle = undefined;
-    await truncate(this.path, 0).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
     this.size = 0;
+    this.damagedAt = undefined;
   }
 
   async close(): Promise<void> {
     await this.handle?.close();
     this.handle = undefined;
+  }
+
+  private async cutBackTo(handle: FileHandle, size: number): Promise<void> {
+    await handle.truncate(size);
+    await handle.datasync();
+    this.damagedAt = undefined;
+  }
+
+  private async open(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    const existed = await stat(this.path).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return false;
+        throw err;
+      },
+    );
+    // Not 'a': positioned writes are needed to write the rest of a short write and to cut a failed one back.
+    const handle = await open(this.path, existed ? 'r+' : 'w+');
+    this.size = (await handle.stat()).size;
+    if (!existed) await syncDir(dirname(this.path)); // a new file's name must survive a crash as well as its bytes
+    this.handle = handle;
+    return handle;
   }
 }

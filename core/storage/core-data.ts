@@ -11,12 +11,16 @@ import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
  */
 export interface CoreData {
   schema_version: 1;
+  /** Pending queue items; decided ones live in the decided history (queue-history.jsonl). */
   queue: Record<string, QueueItem>;
   wishlist: Record<string, WishlistItem>;
   downloads: Record<string, Download>;
   jobs: Record<string, Job>;
   journal: EventJournal;
-  recent_events: DomainEvent[];
+  /** The latest events for the dashboard, by id (oldest first): each commit logs only the events it adds. */
+  recent: Record<string, DomainEvent>;
+  /** The acknowledged length of queue-history.jsonl: bytes past it were never committed. */
+  history_bytes: number;
 }
 
 export const emptyCoreData = (): CoreData => ({
@@ -26,5 +30,9 @@ export const emptyCoreData = (): CoreData => ({
   downloads: {},
   jobs: {},
   journal: {},
-  recent_events: [],
+  recent: {},
+  history_bytes: 0,
 });
+
+/** The keyed collections of CoreData: changes are logged record by record, and the snapshot holds a record a line. */
+export const CORE_COLLECTIONS = ['queue', 'wishlist', 'downloads', 'jobs', 'journal', 'recent'] as const satisfies readonly (keyof CoreData)[];

@@ -1,61 +1,133 @@
+import { join } from 'node:path';
 import type { DomainEvent, EventType } from '@crateflow/sdk';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { CoreData } from './core-data.js';
+import { DecidedHistory } from '../queue/decided-history.js';
+import type { QueueItem } from '../queue/queue-item.schema.js';
+import { checkCoreData } from './check-core-data.js';
+import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
 import { trackChanges, type DeepReadonly } from './track-changes.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
-// Enough for the dashboard's activity list; the whole list is logged with each commit that adds to it.
+/** What a mutation gets: the data, a way to emit events, and the decided history to move items into. */
+export interface MutationTools {
+  history: Pick<DecidedHistory, 'stageDecided' | 'stageRestored' | 'bytes'>;
+}
+
+// Enough for the dashboard's activity list.
 const RECENT_EVENTS = 50;
-// The keyed collections of CoreData: a change to one record is logged as that record alone.
-const COLLECTIONS: ReadonlySet<string> = new Set<keyof CoreData>(['queue', 'wishlist', 'downloads', 'jobs', 'journal']);
+const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
 
 /**
  * The domain's unit of work. `mutate()` runs a synchronous change against the data (so nothing interleaves),
  * journals the events it emits in the same commit, waits until the commit is on disk, and only then publishes
- * the events. Callers answer the HTTP request after `mutate()` resolves.
+ * the events. Callers answer the HTTP request after `mutate()` resolves. A commit that fails is rolled back
+ * (the document and the decided history go back to the last acknowledged state), its events are never
+ * published, and `onRollback` listeners rebuild their indexes.
  *
  * Outside `mutate()` the data is deeply read-only (by type), so every change goes through a mutation, where
  * it is tracked and logged record by record.
  */
 export class CoreStore {
-  constructor(private readonly doc: JsonDocument<CoreData>, private readonly events: EventBus) {
+  /** Use `CoreStore.open()`, which checks the data and opens the history first. */
+  constructor(
+    private readonly doc: JsonDocument<CoreData>,
+    private readonly events: EventBus,
+    readonly history: DecidedHistory,
+  ) {}
+
+  /** Opens the store on the core document: checks its records, opens the decided history, moves old data over. */
+  static async open(doc: JsonDocument<CoreData>, events: EventBus, dataDir: string): Promise<CoreStore> {
+    checkCoreData(doc.data, doc.path);
     // Records are looked up by ids taken from URLs. Behind Object.prototype, an id like "toString" or
     // "__proto__" would find an inherited member instead of nothing (GET /jobs/toString answered 500, DELETE
     // /wishlist/constructor 204 with a wishlist_removed event for nobody). Without a prototype, a collection
     // holds only its own records.
-    const data = doc.data;
-    for (const collection of [data.queue, data.wishlist, data.downloads, data.jobs, data.journal]) Object.setPrototypeOf(collection, null);
+    const nullPrototypes = () => {
+      for (const field of CORE_COLLECTIONS) Object.setPrototypeOf(doc.data[field], null);
+    };
+    nullPrototypes();
+    const history = await DecidedHistory.open(join(dataDir, 'queue-history.jsonl'), doc.data.history_bytes);
+    const store = new CoreStore(doc, events, history);
+    doc.beforeWrite(() => history.flush());
+    doc.onRollback(async () => {
+      nullPrototypes();
+      await history.reload(doc.data.history_bytes);
+    });
+    await store.moveOldData();
+    return store;
   }
 
   get data(): DeepReadonly<CoreData> {
     return this.doc.data;
   }
 
-  async mutate<T>(change: (data: CoreData, emit: Emit) => T): Promise<T> {
+  /** Runs `listener` after a failed commit put the data back: indexes derived from the data must be rebuilt. */
+  onRollback(listener: () => void): void {
+    this.doc.onRollback(listener);
+  }
+
+  async mutate<T>(change: (data: CoreData, emit: Emit, tools: MutationTools) => T): Promise<T> {
     const emitted: DomainEvent[] = [];
     let touched = false;
     const data = trackChanges(this.doc.data, COLLECTIONS, (field, key) => {
       touched = true;
       this.doc.touch(field as keyof CoreData, key); // field comes from CoreData's own keys
     });
-    const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)));
-    if (emitted.length > 0) {
-      // On the raw data: these are fresh event objects, and the list is logged whole anyway.
-      const recent = this.doc.data.recent_events;
-      recent.push(...emitted);
-      if (recent.length > RECENT_EVENTS) recent.splice(0, recent.length - RECENT_EVENTS);
-      this.doc.touch('recent_events');
-    }
+    const historyBefore = this.history.bytes;
+    const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history });
+    if (this.history.bytes !== historyBefore) data.history_bytes = this.history.bytes;
+    if (emitted.length > 0) this.keepRecent(emitted);
     if (!touched && emitted.length === 0) return result;
     try {
       await this.doc.commit();
     } catch (err: unknown) {
-      throw new ServiceUnavailableError('the change could not be saved; the data dir is not writable', { cause: err });
+      throw new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
     }
     if (emitted.length > 0) this.events.publish(emitted);
     return result;
+  }
+
+  /** Folds the change log into the snapshot and closes the history (at shutdown). */
+  async close(): Promise<void> {
+    await this.history.close();
+  }
+
+  private keepRecent(events: readonly DomainEvent[]): void {
+    const recent = this.doc.data.recent;
+    for (const event of events) {
+      recent[event.id] = event;
+      this.doc.touch('recent', event.id);
+    }
+    const keys = Object.keys(recent);
+    for (const key of keys.slice(0, Math.max(0, keys.length - RECENT_EVENTS))) {
+      delete recent[key];
+      this.doc.touch('recent', key);
+    }
+  }
+
+  /**
+   * Data written by earlier versions: decided queue items kept in the document move to the history, and the
+   * dashboard's event list (one array rewritten at every commit) becomes a collection.
+   */
+  private async moveOldData(): Promise<void> {
+    const raw: Record<string, unknown> = this.doc.data as unknown as Record<string, unknown>; // fields of older versions are not in CoreData
+    const oldRecent = raw.recent_events;
+    const decided = Object.values(this.doc.data.queue).filter((item): item is QueueItem & { status: 'approved' | 'rejected' } => item.status !== 'pending');
+    if (decided.length === 0 && oldRecent === undefined) return;
+    decided.sort((a, b) => (a.decided_at ?? '').localeCompare(b.decided_at ?? ''));
+    await this.mutate((data, _emit, { history }) => {
+      for (const item of decided) {
+        history.stageDecided({ ...item });
+        delete data.queue[item.id];
+      }
+      if (Array.isArray(oldRecent)) for (const event of oldRecent.slice(-RECENT_EVENTS) as DomainEvent[]) data.recent[event.id] = event;
+    });
+    if (oldRecent !== undefined) {
+      delete raw.recent_events;
+      await this.doc.compact();
+    }
   }
 }

@@ -1,6 +1,15 @@
 import { access, constants, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { JsonDocument } from './json-document.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { JsonDocument, type DocumentOptions } from './json-document.js';
+
+export interface DatabaseOptions {
+  /** Fold a change log into its snapshot past this size (tests make it small). */
+  compactAfterBytes?: number;
+  /** Claim the dir for this process (the service does; tools that only read, and storage tests, need not). */
+  exclusive?: boolean;
+  notice?: DocumentOptions['notice'];
+}
 
 /**
  * The one owner of the data dir. Each concern lives in its own JSON file (so a library sync does not rewrite
@@ -12,21 +21,21 @@ export class Database {
   private readonly opening = new Map<string, Promise<unknown>>();
   private dirChecked: { at: number; problem: string | undefined } = { at: -Infinity, problem: undefined };
 
-  private constructor(readonly dir: string, private readonly compactAfterBytes: number | undefined) {}
+  private constructor(readonly dir: string, private readonly options: DatabaseOptions, private readonly lock: DataDirLock | undefined) {}
 
-  /** `compactAfterBytes`: fold a change log into its snapshot past this size (tests make it small). */
-  static async open(dir: string, options: { compactAfterBytes?: number } = {}): Promise<Database> {
+  static async open(dir: string, options: DatabaseOptions = {}): Promise<Database> {
     const absolute = resolve(dir);
     await mkdir(absolute, { recursive: true });
-    return new Database(absolute, options.compactAfterBytes);
+    const lock = options.exclusive ? await DataDirLock.acquire(absolute) : undefined;
+    return new Database(absolute, options, lock);
   }
 
   /** The document stored as `<dir>/<name>.json`, created with `initial()` when the file does not exist yet. */
-  async document<T extends object>(name: string, initial: () => T): Promise<JsonDocument<T>> {
+  async document<T extends object>(name: string, initial: () => T, options: Pick<DocumentOptions, 'collections'> = {}): Promise<JsonDocument<T>> {
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`"${name}" is not a valid document name`);
     const existing = this.opening.get(name);
     if (existing) return existing as Promise<JsonDocument<T>>; // one document per name; T is the caller's contract
-    const opened = JsonDocument.open<T>(join(this.dir, `${name}.json`), initial, this.compactAfterBytes).then((doc) => {
+    const opened = JsonDocument.open<T>(join(this.dir, `${name}.json`), initial, { ...options, compactAfterBytes: this.options.compactAfterBytes, notice: this.options.notice }).then((doc) => {
       this.documents.set(name, doc);
       return doc;
     });
@@ -42,6 +51,7 @@ export class Database {
   /** Folds every change log into its snapshot and closes the files (at shutdown). */
   async close(): Promise<void> {
     await Promise.all([...this.documents.values()].map((doc) => doc.close()));
+    await this.lock?.release();
   }
 
   /**

@@ -2,7 +2,7 @@
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +90,9 @@ describe('a restart on the same storage.dir', () => {
       const events = recordEvents(second);
       assert.deepEqual(await snapshot(second), before);
       const queue = second.crateflow.container.resolve(QueueService);
-      assert.deepEqual([queue.get(low.id).status, queue.get(low.id).decided_by], ['approved', 'node-red']);
-      assert.deepEqual([queue.get(ride.id).status, queue.get(ride.id).decided_by], ['rejected', 'node-red']);
+      const [lowNow, rideNow] = [await queue.get(low.id), await queue.get(ride.id)];
+      assert.deepEqual([lowNow.status, lowNow.decided_by], ['approved', 'node-red']);
+      assert.deepEqual([rideNow.status, rideNow.decided_by], ['rejected', 'node-red']);
       assert.equal((await api(second.baseUrl, 'POST', `/api/v1/queue/${ride.id}/approve`)).status, 409);
       const again = await api<{ duplicates: number }>(second.baseUrl, 'POST', '/api/v1/queue', [{ artist: 'Ride', album: 'Nowhere' }, { artist: 'Low', album: 'Double Negative' }, { artist: 'Stereolab', album: 'Dots and Loops' }]);
       assert.equal(again.body.duplicates, 3, 'the restarted app still knows rejected, wanted and owned albums');
@@ -112,11 +113,9 @@ describe('a restart on the same storage.dir', () => {
   });
 
   it('records a job left running by a server that was killed as failed at the next start', async () => {
-    const dataFile = join(root, 'data', 'crateflow.json');
-    const data: unknown = JSON.parse(await readFile(dataFile, 'utf8'));
-    assert.ok(data && typeof data === 'object' && 'jobs' in data && data.jobs && typeof data.jobs === 'object');
-    Reflect.set(data.jobs, 'killedjob0000000000000', { id: 'killedjob0000000000000', kind: 'library_sync', status: 'running', trigger: 'manual', started_at: '2026-01-01T00:00:00.000Z', summary: {} });
-    await writeFile(dataFile, JSON.stringify(data));
+    // What a server killed mid-sync leaves: the running job's record as the last line of the change log.
+    const running = { id: 'killedjob0000000000000', kind: 'library_sync', status: 'running', trigger: 'manual', started_at: '2026-01-01T00:00:00.000Z', summary: {} };
+    await appendFile(join(root, 'data', 'crateflow.json.changes'), `${JSON.stringify({ set: [['jobs', running.id, running]] })}\n`);
 
     const app = await startApp({ config });
     try {

@@ -70,7 +70,7 @@ export function statsRoutes(deps: StatsDeps): RouteSpec[] {
           wishlist: deps.wishlist.counts(),
           downloads: deps.downloads.counts(),
           last_sync: deps.library.lastSync() ?? null,
-          recent_events: deps.store.data.recent_events.slice(-RECENT_EVENTS).reverse(),
+          recent_events: Object.values(deps.store.data.recent).slice(-RECENT_EVENTS).reverse(),
           plugins: deps.plugins.all.map((p) => {
             const probed = health.get(p.name);
             const failedLast = Boolean(p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at));

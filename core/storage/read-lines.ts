@@ -1,0 +1,50 @@
+import { open } from 'node:fs/promises';
+
+const CHUNK_BYTES = 1024 * 1024;
+
+export interface LineHandlers {
+  /** A complete line (its newline removed), numbered from 1. */
+  line(text: string, number: number): void;
+  /** The file ends with `bytes` bytes after its last newline: a write cut short. */
+  torn?(bytes: number): void;
+}
+
+/**
+ * Reads a file line by line in bounded memory (a chunk plus the longest line), so a store of any size the bounds
+ * allow can be read back; one JSON string of the whole file cannot be, past V8's string limit (~512 MiB).
+ * Resolves false when the file does not exist.
+ */
+export async function readLines(path: string, handlers: LineHandlers): Promise<boolean> {
+  const handle = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (!handle) return false;
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let carry: Buffer[] = [];
+    let carried = 0;
+    let number = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      let start = 0;
+      for (let end = chunk.indexOf(10, 0); end !== -1 && end < bytesRead; end = chunk.indexOf(10, start)) {
+        const piece = chunk.subarray(start, end);
+        const text = carried > 0 ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
+        carry = [];
+        carried = 0;
+        handlers.line(text, ++number);
+        start = end + 1;
+      }
+      if (start < bytesRead) {
+        carry.push(Buffer.from(chunk.subarray(start, bytesRead)));
+        carried += bytesRead - start;
+      }
+    }
+    if (carried > 0) handlers.torn?.(carried);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}

@@ -10,6 +10,7 @@ import { Tokens } from './di/tokens.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
+import type { ReservedServer } from './http/reserve-port.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/api-router.js';
 import type { RouteSpec } from './http/route.js';
@@ -56,7 +57,7 @@ export interface Crateflow {
   log: Logger;
   /** Starts listening on `server.host`:`server.port` (port 0 = any free port). */
   /** Starts answering: on `reserved` (a server bound by reservePort()) or on a new one bound now. */
-  listen(reserved?: Server): Promise<{ server: Server; port: number; host: string }>;
+  listen(reserved?: ReservedServer): Promise<{ server: Server; port: number; host: string }>;
   /** Stops accepting, finishes in-flight requests, stops jobs and plugins, flushes the store. */
   close(): Promise<void>;
 }
@@ -157,7 +158,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     container,
     log,
     close,
-    listen: (reserved?: Server) =>
+    listen: (reserved?: ReservedServer) =>
       new Promise((resolve, reject) => {
         const serve = (listening: Server) => {
           server = listening;
@@ -167,10 +168,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
         };
         if (reserved) {
           // Bound by reservePort() before the store was opened; from now on the app answers.
-          reserved.removeAllListeners('request');
-          reserved.on('request', app.callback());
-          answerMalformedRequests(reserved);
-          serve(reserved);
+          reserved.serve(app.callback());
+          answerMalformedRequests(reserved.server);
+          serve(reserved.server);
           return;
         }
         const listening = app.listen(config.server.port, config.server.host);

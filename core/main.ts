@@ -40,7 +40,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return undefined;
   });
   if (!crateflow) {
-    reserved.close();
+    reserved.server.close();
     return 1;
   }
   const { log } = crateflow;

@@ -10,6 +10,10 @@ export class StorageFullError extends AppError {
     super(`the store holds ${held} live items and its limit (storage.max_items) is ${limit}: decide or remove pending and wishlist items, or raise the limit, before adding ${adding} more`);
   }
 
+  override get clientFault(): boolean {
+    return true; // the answer tells the client how to make room; nothing failed in the server
+  }
+
   override extensions(): Record<string, unknown> {
     return { held: this.held, limit: this.limit };
   }

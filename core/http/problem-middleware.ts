@@ -54,11 +54,11 @@ export function problemDetails() {
       const instance = ctx.path;
       if (err instanceof AppError) {
         // Extensions come first so they can never overwrite the standard members.
-        const extensions = err.status < 500 ? { ...err.extensions(), detail: err.message } : {};
+        const extensions = err.clientFault ? { ...err.extensions(), detail: err.message } : {};
         const problem: Problem = { ...extensions, type: PROBLEM_TYPE_PREFIX + err.code, title: err.title, status: err.status, instance };
         if (err instanceof UnauthorizedError) ctx.set('WWW-Authenticate', err.challenge);
         if (err instanceof MethodNotAllowedError && err.allowed) ctx.set('Allow', err.allowed);
-        if (err.status >= 500) ctx.app.emit('error', err, ctx);
+        if (!err.clientFault) ctx.app.emit('error', err, ctx);
         sendProblem(ctx, problem);
         return;
       }

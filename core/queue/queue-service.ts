@@ -143,6 +143,7 @@ export class QueueService {
 
   /** Puts a rejected item back into the pending queue (it is announced again as `queue_added`). */
   async restore(id: string): Promise<QueueItem> {
+    if (this.store.data.queue[id]) throw new ConflictError(`queue item "${id}" is pending; only a rejected item can be restored`, { id, current_status: 'pending' });
     const status = this.store.history.statusOf(id);
     if (status === undefined) throw this.notPending(id, 'rejected');
     if (status !== 'rejected') throw new ConflictError(`queue item "${id}" is ${status}; only a rejected item can be restored`, { id, current_status: status });

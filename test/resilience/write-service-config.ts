@@ -5,6 +5,7 @@ type Block = Record<string, unknown>;
 
 export interface ServiceConfigBlocks {
   server?: Block;
+  storage?: Block;
   log?: Block;
   download_client?: Block;
   library?: Block;
@@ -21,7 +22,7 @@ export async function writeServiceConfig(dir: string, port: number, blocks: Serv
   const path = join(dir, 'config.yaml');
   const config = {
     server: { host: '127.0.0.1', port, ...blocks.server },
-    storage: { dir: join(dir, 'data') },
+    storage: { dir: join(dir, 'data'), ...blocks.storage },
     log: { level: 'warn', ...blocks.log },
     download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete'), ...blocks.download_client },
     library: { type: 'filesystem', path: join(dir, 'music'), ...blocks.library },

@@ -1,17 +1,21 @@
-import { normalizeName, type WantedItem } from '@crateflow/sdk';
+import { nameWords, normalizeName, type WantedItem } from '@crateflow/sdk';
 import type { Candidate } from './download-record.js';
 import type { SlskdFile, SlskdSearchResponse } from './slskd-api.js';
+import { remoteBaseName, remoteDirectory } from './remote-path.js';
 import type { QualityPrefs } from './slskd-config.schema.js';
 
 const LOSSLESS = new Set(['flac', 'alac', 'ape', 'wav', 'wv', 'aiff', 'aif', 'dsf']);
-// "CD1", "Disc 2", "Disk 01 - Bonus", "Album (CD 2)", as words() spells them.
+// "CD1", "Disc 2", "Disk 01 - Bonus", "Album (CD 2)", as nameWords() spells them.
 const DISC_FOLDER = /(?:^| )(?:cd|disc|disk) ?\d{1,2}(?: |$)/;
 
 /**
  * Turns a search's responses into the folders worth downloading, best first. A candidate is one user's remote
- * directory holding the album in an accepted format; it is scored on, in order of weight: being complete
- * (file count against the count most results agree on), format preference, naming the wanted artist, a free
- * upload slot and a short queue, upload speed, and lossy bitrate.
+ * directory holding the album in an accepted format whose path or track names contain the wanted album's words
+ * **and the wanted artist's words**: the `{album}`-only fallback search finds every artist's "Greatest Hits", and a
+ * FLAC copy of the wrong album must never outrank (or stand in for) a missing match. Only then is it scored on,
+ * in order of weight: being complete (file count against the count most results agree on), format preference,
+ * a free upload slot and a short queue, upload speed, and lossy bitrate. Wanted words and folder words go
+ * through the sdk's one normalisation (`nameWords`), so "Ágætis byrjun" or "L.A. Woman" match their folders.
  */
 export function rankCandidates(
   responses: readonly SlskdSearchResponse[],
@@ -22,25 +26,28 @@ export function rankCandidates(
 ): Candidate[] {
   const formats = formatOrder(prefs);
   const wanted = item.type === 'track' ? (item.title ?? item.album ?? '') : (item.album ?? item.title ?? '');
-  const wantedWords = words(normalizeName(wanted));
-  const artistWords = words(normalizeName(item.artist));
-  const itemText = ` ${words(`${item.artist} ${item.album ?? ''} ${item.title ?? ''}`)} `;
-  const excluded = prefs.excluded_terms.map(words).filter((term) => term !== '' && !itemText.includes(` ${term} `));
+  // normalizeName drops a leading "The" and edition suffixes; nameWords then empties a punctuation-only name
+  // ("!!!"), which cannot be looked for in a folder name, so the check is skipped rather than failing every folder.
+  const wantedWords = nameWords(normalizeName(wanted));
+  const artistWords = nameWords(normalizeName(item.artist));
+  const itemText = ` ${nameWords(`${item.artist} ${item.album ?? ''} ${item.title ?? ''}`)} `;
+  const excluded = prefs.excluded_terms.map(nameWords).filter((term) => term !== '' && !itemText.includes(` ${term} `));
 
   const found: (Candidate & { bonus: number; count: number })[] = [];
   for (const response of responses) {
     if (!response.username || skipUsers.has(response.username)) continue;
     for (const [directory, files] of byDirectory(response.files)) {
       if (item.type === 'album' && holdsOneDisc(directory, itemText)) continue;
-      const folderText = ` ${words(directory)} `;
+      const folderText = ` ${nameWords(directory)} `;
       const chosen = pickFormat(files, formats);
       if (!chosen) continue;
       let picked = chosen.files;
-      const fileText = ` ${picked.map((f) => words(baseName(f.filename))).join(' ')} `;
+      const fileText = ` ${picked.map((f) => nameWords(remoteBaseName(f.filename))).join(' ')} `;
       if (excluded.some((term) => folderText.includes(` ${term} `) || fileText.includes(` ${term} `))) continue;
       if (!containsAll(`${folderText}${fileText}`, wantedWords)) continue;
+      if (!containsAll(`${folderText}${fileText}`, artistWords)) continue;
       if (item.type === 'track') {
-        const match = picked.find((f) => containsAll(` ${words(baseName(f.filename))} `, wantedWords));
+        const match = picked.find((f) => containsAll(` ${nameWords(remoteBaseName(f.filename))} `, wantedWords));
         if (!match) continue;
         picked = [match];
       }
@@ -50,7 +57,6 @@ export function rankCandidates(
       const averageRate = bitRates.length > 0 ? bitRates.reduce((a, b) => a + b, 0) / bitRates.length : 0;
       const bonus =
         (formats.length - formats.indexOf(chosen.format)) * 1000 +
-        (containsAll(`${folderText}${fileText}`, artistWords) ? 400 : -400) +
         (response.hasFreeUploadSlot ? 300 : 0) -
         Math.min(response.queueLength, 100) * 3 +
         Math.min(response.uploadSpeed / 1_048_576, 10) * 20 +
@@ -80,7 +86,7 @@ export function rankCandidates(
  * (the download would be reported complete with half of it). Unless the wanted album's own name says "CD 2".
  */
 function holdsOneDisc(directory: string, itemText: string): boolean {
-  const disc = DISC_FOLDER.exec(words(baseName(directory)))?.[0].trim();
+  const disc = DISC_FOLDER.exec(nameWords(remoteBaseName(directory)))?.[0].trim();
   return disc !== undefined && !itemText.includes(` ${disc} `);
 }
 
@@ -126,26 +132,10 @@ function pickFormat(files: readonly SlskdFile[], formats: readonly string[]): { 
 function byDirectory(files: readonly SlskdFile[]): Map<string, SlskdFile[]> {
   const folders = new Map<string, SlskdFile[]>();
   for (const file of files) {
-    const directory = file.filename.slice(0, Math.max(0, file.filename.lastIndexOf('\\')));
+    const directory = remoteDirectory(file.filename);
     folders.set(directory, [...(folders.get(directory) ?? []), file]);
   }
   return folders;
-}
-
-function baseName(remotePath: string): string {
-  return remotePath.slice(remotePath.lastIndexOf('\\') + 1);
-}
-
-/** Lower-case words without accents or punctuation, space-separated, for whole-word containment tests. */
-function words(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/['’`]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
 }
 
 function containsAll(haystack: string, needle: string): boolean {

@@ -1,5 +1,6 @@
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
+import { remoteBaseName } from './remote-path.js';
 
 /** A file in a search response, as the scorer needs it. */
 export interface SlskdFile {
@@ -24,7 +25,12 @@ export interface SlskdSearchInfo {
   state: string;
   isComplete: boolean;
   responseCount: number;
+  /** Set by slskd only once the responses are saved too (see the completion race in slskd-api.md §4). */
+  endedAt?: string;
 }
+
+/** The responses of a search, or how many bytes they would have taken beyond what the plugin reads. */
+export type SearchResponses = { ok: true; responses: SlskdSearchResponse[] } | { ok: false; tooLargeBytes: number };
 
 /** A download transfer record (only the members the plugin reads). */
 export interface SlskdTransfer {
@@ -46,6 +52,11 @@ export interface SearchRequest {
 }
 
 export type EnqueueOutcome = { ok: true; failedCount: number } | { ok: false; reason: string };
+
+/** Bytes of response JSON allowed per file of `file_limit`: slskd's file objects are ~200 bytes (slskd-api.md §4), so 1 KiB leaves room for long paths. */
+const BYTES_PER_FILE = 1024;
+/** Reading 100 MB of responses from a busy slskd can take longer than the client's default deadline. */
+const RESPONSES_TIMEOUT_MS = 120_000;
 
 /**
  * slskd's `/api/v0` as the download client uses it (shared/reference/slskd-api.md). Failures are turned into
@@ -95,6 +106,7 @@ export class SlskdApi {
       // isComplete is computed from the Completed flag; read either in case one is missing.
       isComplete: booleanField(body, 'isComplete') ?? state.split(', ').includes('Completed'),
       responseCount: numberField(body, 'responseCount') ?? 0,
+      endedAt: stringField(body, 'endedAt'),
     };
   }
 
@@ -109,14 +121,49 @@ export class SlskdApi {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) throw this.unexpected(res, 'DELETE searches/{id}');
   }
 
-  /** The responses of a completed search (slskd only fills them in once the search has finished). */
-  async searchResponses(id: string): Promise<SlskdSearchResponse[]> {
-    const res = await this.send('GET', `searches/${encodeURIComponent(id)}/responses`);
-    if (res.status === 404) return [];
+  /**
+   * The responses of a completed search (slskd only fills them in once the search has finished). The byte cap
+   * grows with `fileLimit`: a "Greatest Hits" search near 50,000 files is ~10 MB, past the http client's default
+   * 8 MiB, and a cut-off body must not read as "slskd unreachable" (which the core retries for ever). A set
+   * bigger still comes back as `tooLargeBytes` for the caller to give up on that search.
+   */
+  async searchResponses(id: string, fileLimit: number): Promise<SearchResponses> {
+    const maxResponseBytes = 1_048_576 + fileLimit * BYTES_PER_FILE;
+    let res: HttpResponse;
+    try {
+      res = await this.send('GET', `searches/${encodeURIComponent(id)}/responses`, undefined, { maxResponseBytes, timeoutMs: RESPONSES_TIMEOUT_MS });
+    } catch (err: unknown) {
+      if (err instanceof HttpRequestError && err.reason === 'response-too-large') return { ok: false, tooLargeBytes: maxResponseBytes };
+      throw err;
+    }
+    if (res.status === 404) return { ok: true, responses: [] };
     if (res.status !== 200) throw this.unexpected(res, 'GET searches/{id}/responses');
     const body = parseJson(res, 'GET searches/{id}/responses');
     if (!Array.isArray(body)) throw new Error(`slskd answered GET searches/{id}/responses with something other than a list`);
-    return body.filter(isRecord).map(toSearchResponse);
+    return { ok: true, responses: body.filter(isRecord).map(toSearchResponse) };
+  }
+
+  /**
+   * Enqueues files from one user as an slskd 0.26+ batch whose files all land in `destination` (relative to
+   * slskd's downloads directory). 201 all queued, 207 some failed; 200 means every file failed, and 404 that
+   * the peer is offline: both answers about this peer, returned as `ok: false`.
+   */
+  async enqueueBatch(username: string, files: readonly { filename: string; size: number }[], destination: string): Promise<EnqueueOutcome> {
+    const res = await this.send('POST', 'transfers/downloads/batches', { username, files, options: { destination } });
+    if (res.status === 201 || res.status === 207 || res.status === 200) {
+      const body = res.body.length > 0 ? parseJson(res, 'POST transfers/downloads/batches') : undefined;
+      const failures = isRecord(body) ? arrayField(body, 'failures') : [];
+      if (res.status === 200 || failures.length >= files.length) {
+        const first = failures.find(isRecord);
+        return { ok: false, reason: `every file was refused${first ? ` (${stringField(first, 'message') ?? 'no message'})` : ''}` };
+      }
+      return { ok: true, failedCount: failures.length };
+    }
+    if (res.status === 500 || res.status === 404 || res.status === 400) {
+      return { ok: false, reason: `enqueue refused (${res.status}): ${errorText(res) || 'no message'}` };
+    }
+    if (res.status === 409) throw new RetryLaterError(`slskd cannot enqueue right now (409): ${errorText(res)}`, { retryAfterMs: 30_000 });
+    throw this.unexpected(res, 'POST transfers/downloads/batches');
   }
 
   /**
@@ -154,7 +201,12 @@ export class SlskdApi {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) throw this.unexpected(res, 'DELETE transfers/downloads/{user}/{id}');
   }
 
-  private async send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
+  private async send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    limits: { maxResponseBytes?: number; timeoutMs?: number } = {},
+  ): Promise<HttpResponse> {
     const url = `${this.base}/api/v0/${path}`;
     let res: HttpResponse;
     try {
@@ -164,9 +216,11 @@ export class SlskdApi {
         headers: { 'x-api-key': this.apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: this.signal,
+        ...limits,
       });
     } catch (err: unknown) {
-      if (err instanceof HttpRequestError && err.reason !== 'aborted') {
+      // A body over the cap is an answer (too big), not an unreachable slskd: the caller decides what it means.
+      if (err instanceof HttpRequestError && err.reason !== 'aborted' && err.reason !== 'response-too-large') {
         throw new RetryLaterError(`slskd at ${this.base} is unreachable: ${err.message}`, { cause: err, retryAfterMs: 10_000 });
       }
       throw err;
@@ -234,7 +288,7 @@ function toFile(record: JsonRecord): SlskdFile | undefined {
   const filename = stringField(record, 'filename');
   const size = numberField(record, 'size');
   if (!filename || size === undefined) return undefined;
-  const name = filename.slice(filename.lastIndexOf('\\') + 1);
+  const name = remoteBaseName(filename);
   const dot = name.lastIndexOf('.');
   const extension = (stringField(record, 'extension') || (dot > 0 ? name.slice(dot + 1) : '')).toLowerCase().replace(/^\./, '');
   return { filename, size, extension, bitRate: numberField(record, 'bitRate'), bitDepth: numberField(record, 'bitDepth'), length: numberField(record, 'length') };

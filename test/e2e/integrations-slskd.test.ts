@@ -52,6 +52,10 @@ async function startRig(t: TestContext, options: { apiKey?: string; subsonic?: F
   return { app, slskd, downloadsDir, events };
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 async function approve(app: StartedApp): Promise<void> {
   const added = await api<{ items: { id: string }[] }>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Double Negative', source: 'e2e' });
   assert.equal(added.status, 201);
@@ -79,12 +83,14 @@ describe('approval to download_completed through slskd', () => {
     await approve(app);
 
     const completed = await eventually(() => events.find((e) => e.type === 'download_completed'), 10_000, 'download_completed');
-    assert.deepEqual(completed.data, { artist: 'Low', album: 'Double Negative', download_path: join(downloadsDir, FOLDER) });
-    assert.equal((await readdir(join(downloadsDir, FOLDER))).length, TRACKS.length);
+    const path = String(completed.data['download_path']);
+    assert.deepEqual(completed.data, { artist: 'Low', album: 'Double Negative', download_path: path });
+    assert.match(path, new RegExp(`^${escapeRegExp(downloadsDir)}/Low - Double Negative \\[[^\\]]+\\]$`), 'slskd 0.26 puts the album in its own batch destination');
+    assert.equal((await readdir(path)).length, TRACKS.length);
     const download = await onlyDownload(app);
     assert.equal(download?.state, 'completed');
     assert.equal(download?.progress, 1);
-    assert.ok(slskd.received.some((r) => r.method === 'POST' && r.path === '/api/v0/transfers/downloads/steady%20peer'));
+    assert.ok(slskd.received.some((r) => r.method === 'POST' && r.path === '/api/v0/transfers/downloads/batches' && r.text.includes('"username":"steady peer"')));
     await eventually(() => subsonic.received.find((r) => r.path === '/rest/startScan'), 5000, 'startScan after the download');
 
     const plugins = await api<{ items: { name: string; kind: string; healthy: boolean; last_ok_at?: string }[] }>(app.baseUrl, 'GET', '/api/v1/plugins');

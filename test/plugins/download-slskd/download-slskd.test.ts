@@ -27,7 +27,9 @@ interface Setup {
 async function setup(t: TestContext, peers: FakeSlskdPeer[], options: { fake?: Partial<FakeSlskdOptions>; config?: Record<string, unknown> } = {}): Promise<Setup> {
   const downloadsDir = await mkdtemp(join(tmpdir(), 'slskd-downloads-'));
   const fake = await startFakeSlskd({ downloadsDir, peers, ...options.fake });
-  const config = { url: fake.url, api_key: fake.apiKey, downloads_dir: downloadsDir, ...options.config };
+  // Searches are spaced 10 s apart by default; these tests do not move the clock, so spacing is off unless a test sets it.
+  const search = { min_interval_ms: 0, ...(isJsonObject(options.config?.['search']) ? options.config['search'] : {}) };
+  const config = { url: fake.url, api_key: fake.apiKey, downloads_dir: downloadsDir, ...options.config, search };
   const harness = createPluginTestContext(slskd, config);
   const extra: PluginTestContext<unknown>[] = [];
   t.after(async () => {
@@ -51,12 +53,17 @@ async function setup(t: TestContext, peers: FakeSlskdPeer[], options: { fake?: P
   };
 }
 
+/** The folder the plugin asks slskd 0.26 to put a download in: `<downloads>/<Artist - Album [ref]>`. */
+function batchFolder(downloadsDir: string, ref: string, name = 'Low - Double Negative'): string {
+  return join(downloadsDir, `${name} [${ref}]`);
+}
+
 function posted(fake: FakeSlskd, pathPart: string): unknown[] {
   return fake.received.filter((r) => r.method === 'POST' && r.path.includes(pathPart)).map((r): unknown => JSON.parse(r.text));
 }
 
 describe('download-slskd plugin', () => {
-  it('searches, downloads the best folder and reports <downloads_dir>/<remote folder> with rising progress', async (t) => {
+  it('searches, downloads the best folder into its own batch destination and reports that folder with rising progress', async (t) => {
     const { fake, client, downloadsDir } = await setup(t, [
       { username: 'mp3 fan', files: albumFiles('@@mp3\\Music\\Low', FOLDER, 'mp3') },
       { username: 'flac fan', files: albumFiles('@@flac\\Share\\Low', FOLDER, 'flac') },
@@ -64,19 +71,21 @@ describe('download-slskd plugin', () => {
     const { ref } = await client.request(WANTED);
     const updates = await pollUntilDone(client, ref);
     const last = updates.at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(updates[0]?.state, 'searching');
     const progress = updates.filter((u) => u.state === 'downloading').map((u) => u.progress);
     assert.ok(progress.some((p) => p > 0 && p < 1), `expected partial progress, saw ${progress.join(', ')}`);
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
-    assert.deepEqual((await readdir(join(downloadsDir, FOLDER))).filter((f) => f.endsWith('.flac')).length, 11);
+    assert.deepEqual((await readdir(batchFolder(downloadsDir, ref))).filter((f) => f.endsWith('.flac')).length, 11);
 
     const [search] = posted(fake, '/searches');
     assert.ok(isJsonObject(search));
     assert.equal(search['searchText'], 'Low Double Negative');
     assert.equal(search['searchTimeout'], 15000, 'searchTimeout is sent in milliseconds (slskd passes it on as ms)');
-    const enqueue = fake.received.find((r) => r.method === 'POST' && r.path.includes('/transfers/downloads/'));
-    assert.equal(enqueue?.path, '/api/v0/transfers/downloads/flac%20fan');
+    const [batch] = posted(fake, '/transfers/downloads/batches');
+    assert.ok(isJsonObject(batch));
+    assert.equal(batch['username'], 'flac fan');
+    assert.deepEqual(batch['options'], { destination: `Low - Double Negative [${ref}]` });
     assert.ok(fake.received.every((r) => r.headers['x-api-key'] === fake.apiKey));
   });
 
@@ -102,7 +111,7 @@ describe('download-slskd plugin', () => {
     ]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, 'Double Negative [MP3]') });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
   });
 
   it('moves on to the next best candidate when a user rejects the transfers', async (t) => {
@@ -112,8 +121,8 @@ describe('download-slskd plugin', () => {
     ]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, 'Low - Double Negative') });
-    const users = fake.received.filter((r) => r.method === 'POST' && r.path.includes('/transfers/downloads/')).map((r) => r.path.split('/').at(-1));
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
+    const users = posted(fake, '/transfers/downloads/batches').map((body) => (isJsonObject(body) ? body['username'] : undefined));
     assert.deepEqual(users, ['grumpy', 'kind']);
   });
 
@@ -122,10 +131,12 @@ describe('download-slskd plugin', () => {
     const { fake, client, downloadsDir } = await setup(t, [{ username: 'flaky', behaviour: 'partial', files: albumFiles('@@f\\Music\\Low', FOLDER, 'flac', 2) }]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
-    const enqueues = posted(fake, '/transfers/downloads/');
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
+    const enqueues = posted(fake, '/transfers/downloads/batches');
     assert.equal(enqueues.length, 2);
-    assert.ok(Array.isArray(enqueues[1]) && enqueues[1].length === 1, 'only the failed file is enqueued again');
+    const retry = enqueues[1];
+    assert.ok(isJsonObject(retry) && Array.isArray(retry['files']) && retry['files'].length === 1, 'only the failed file is enqueued again');
+    assert.deepEqual(retry['options'], { destination: `Low - Double Negative [${ref}]` }, 'into the same folder');
   });
 
   it('falls back to the next candidate when files fail again after a retry, and fails clearly when none is left', async (t) => {
@@ -148,7 +159,7 @@ describe('download-slskd plugin', () => {
     await assert.rejects(client.status(ref, WANTED), (err: unknown) => err instanceof RetryLaterError && /slskd at .* is unreachable/.test(err.message));
     await restarting;
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(posted(fake, '/transfers/downloads/').length, 1, 'the transfers reappear after the restart; nothing is enqueued twice');
   });
 
@@ -159,7 +170,7 @@ describe('download-slskd plugin', () => {
     await client.status(ref, WANTED);
     const restarted = await recreate();
     const last = (await pollUntilDone(restarted, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(posted(fake, '/searches').length, 1);
     assert.equal(posted(fake, '/transfers/downloads/').length, 1);
   });
@@ -224,6 +235,6 @@ describe('download-slskd plugin', () => {
     await pollUntil(client, ref, 'downloading');
     await client.cancel?.(ref);
     assert.equal(fake.received.filter((r) => r.method === 'DELETE' && r.path.includes('/transfers/downloads/steady/')).length, 11);
-    assert.deepEqual(storage.snapshot(), {});
+    assert.deepEqual(Object.keys(storage.snapshot()), ['pacing/last_search_at'], 'only the search spacing outlives a download');
   });
 });

@@ -1,66 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describe, it, type TestContext } from 'node:test';
-import { CredentialsError, RetryLaterError, type DownloadClient } from '@crateflow/sdk';
-import type { MemoryStorage } from '@crateflow/sdk/testing';
+import { describe, it } from 'node:test';
+import { CredentialsError, RetryLaterError } from '@crateflow/sdk';
 import slskd from '@crateflow/download-slskd';
-import { startFakeSlskd, type FakeSlskd, type FakeSlskdOptions, type FakeSlskdPeer } from '../../fakes/fake-slskd.js';
 import { isJsonObject } from '../../fakes/is-json-object.js';
-import { createPluginTestContext, type PluginTestContext } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { albumFiles, pollUntil, pollUntilDone, WANTED } from './slskd-fixtures.js';
+import { batchFolder, batchUsers, posted, setup } from './slskd-setup.js';
 
 const FOLDER = 'Double Negative (2018)';
-
-interface Setup {
-  fake: FakeSlskd;
-  client: DownloadClient;
-  harness: PluginTestContext<unknown>;
-  storage: MemoryStorage;
-  downloadsDir: string;
-  /** Creates the plugin again on the same storage, as after a Crateflow restart. */
-  recreate(): Promise<DownloadClient>;
-}
-
-async function setup(t: TestContext, peers: FakeSlskdPeer[], options: { fake?: Partial<FakeSlskdOptions>; config?: Record<string, unknown> } = {}): Promise<Setup> {
-  const downloadsDir = await mkdtemp(join(tmpdir(), 'slskd-downloads-'));
-  const fake = await startFakeSlskd({ downloadsDir, peers, ...options.fake });
-  // Searches are spaced 10 s apart by default; these tests do not move the clock, so spacing is off unless a test sets it.
-  const search = { min_interval_ms: 0, ...(isJsonObject(options.config?.['search']) ? options.config['search'] : {}) };
-  const config = { url: fake.url, api_key: fake.apiKey, downloads_dir: downloadsDir, ...options.config, search };
-  const harness = createPluginTestContext(slskd, config);
-  const extra: PluginTestContext<unknown>[] = [];
-  t.after(async () => {
-    await Promise.all([harness.close(), ...extra.map((h) => h.close())]);
-    await fake.close();
-    await rm(downloadsDir, { recursive: true, force: true });
-  });
-  return {
-    fake,
-    client: await slskd.create(harness.context),
-    harness,
-    storage: harness.context.storage,
-    downloadsDir,
-    async recreate() {
-      // The server's ids stay unique across a restart, so the new instance continues the first one's sequence.
-      const { storage, clock, newId } = harness.context;
-      const again = createPluginTestContext(slskd, config, { storage, clock, newId });
-      extra.push(again);
-      return slskd.create(again.context);
-    },
-  };
-}
-
-/** The folder the plugin asks slskd 0.26 to put a download in: `<downloads>/<Artist - Album [ref]>`. */
-function batchFolder(downloadsDir: string, ref: string, name = 'Low - Double Negative'): string {
-  return join(downloadsDir, `${name} [${ref}]`);
-}
-
-function posted(fake: FakeSlskd, pathPart: string): unknown[] {
-  return fake.received.filter((r) => r.method === 'POST' && r.path.includes(pathPart)).map((r): unknown => JSON.parse(r.text));
-}
 
 describe('download-slskd plugin', () => {
   it('searches, downloads the best folder into its own batch destination and reports that folder with rising progress', async (t) => {
@@ -122,8 +71,7 @@ describe('download-slskd plugin', () => {
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
     assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
-    const users = posted(fake, '/transfers/downloads/batches').map((body) => (isJsonObject(body) ? body['username'] : undefined));
-    assert.deepEqual(users, ['grumpy', 'kind']);
+    assert.deepEqual(batchUsers(fake), ['grumpy', 'kind']);
   });
 
   it('retries the files that failed once and completes when the retry succeeds', async (t) => {

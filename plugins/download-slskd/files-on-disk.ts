@@ -5,20 +5,24 @@ import { sanitizeSegment } from './local-folder.js';
 import { remoteBaseName } from './remote-path.js';
 
 /**
- * How many of a candidate's files are in `folder` with their full size. slskd sets `Completed, Succeeded`
+ * How many of a candidate's files are in `folder` with their full size (and how many bytes have arrived). slskd sets `Completed, Succeeded`
  * *before* it moves a file from its incomplete directory into the downloads directory, and a move across
  * filesystems is a copy that takes as long as one (slskd's `src/slskd/Transfers/Downloads/DownloadService.cs`:
  * the state update precedes `Files.MoveFile`). So an album is complete only when this counts every file.
  */
-export async function filesOnDisk(folder: string, files: readonly CandidateFile[]): Promise<{ present: number; absent: string[] }> {
+export async function filesOnDisk(folder: string, files: readonly CandidateFile[]): Promise<{ present: number; bytes: number; absent: string[] }> {
   let present = 0;
+  let bytes = 0;
   const absent: string[] = [];
   for (const file of files) {
     const name = sanitizeSegment(remoteBaseName(file.filename));
-    if ((await sizeOf(join(folder, name))) === file.size) present++;
+    const size = await sizeOf(join(folder, name));
+    // Bytes already copied count as progress, so a slow move is not taken for a stall.
+    bytes += Math.min(size ?? 0, file.size);
+    if (size === file.size) present++;
     else absent.push(name);
   }
-  return { present, absent };
+  return { present, bytes, absent };
 }
 
 async function sizeOf(path: string): Promise<number | undefined> {

@@ -127,12 +127,12 @@ export class SlskdDownloads {
       await this.save(ref, record);
     }
     const allSucceeded = view.waiting === 0 && view.failed.length === 0;
-    const disk = allSucceeded ? await filesOnDisk(folder, candidate.files) : { present: 0, absent: [] };
+    const disk = allSucceeded ? await filesOnDisk(folder, candidate.files) : { present: 0, bytes: 0, absent: [] };
     if (allSucceeded && disk.absent.length === 0) {
       log.info({ ref, username: candidate.username, download_path: folder }, 'slskd download completed and every file is on disk');
       return this.finish(ref, record, { state: 'completed', download_path: folder, error: null, retry_after_ms: null });
     }
-    const stalled = await this.checkStall(ref, record, view.bytes + disk.present);
+    const stalled = await this.checkStall(ref, record, view.bytes + disk.bytes);
     if (stalled) return this.stall(ref, record, candidate, view, allSucceeded ? { folder, absent: disk.absent } : undefined);
     if (view.waiting > 0 || allSucceeded) return { state: 'downloading', progress: Math.min(view.progress, 0.99) };
     return this.handleFailures(ref, record, candidate, view);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import slskd from '@crateflow/download-slskd';
 import type { FakeSlskdPeerBehaviour } from '../../fakes/fake-slskd.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { albumFiles, pollUntil, pollUntilDone, WANTED } from './slskd-fixtures.js';
 import { batchFolder, batchUsers, setup } from './slskd-setup.js';
 
@@ -64,5 +66,14 @@ describe('download-slskd: stall_timeout', () => {
     assert.equal(last?.state, 'failed');
     assert.equal(last?.retry_after_ms, 600_000);
     assert.match(last?.error ?? '', /stuck \(Double Negative \(2018\)\): no progress for 5m \(11 × Queued, Remotely\); cancelled/);
+  });
+
+  it('refuses a stall_timeout that is not a duration, naming the key, and defaults it to 30m', async () => {
+    const base = { url: 'http://127.0.0.1:5030', api_key: 'k', downloads_dir: '/srv/slskd/downloads' };
+    assert.throws(() => createPluginTestContext(slskd, { ...base, stall_timeout: '30 minutes' }), /config\.stall_timeout: must match pattern/);
+    const harness = createPluginTestContext(slskd, base);
+    assert.equal(harness.context.config.stall_timeout, '30m');
+    assert.equal(harness.context.config.search.min_interval_ms, 10_000);
+    await harness.close();
   });
 });

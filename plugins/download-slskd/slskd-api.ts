@@ -90,7 +90,8 @@ export class SlskdApi {
     const res = await this.send('POST', 'searches', { ...request, filterResponses: true });
     if (res.status === 200 || res.status === 201) return 'started';
     const text = errorText(res);
-    if (res.status === 400 && /already exists/i.test(text)) return 'exists';
+    // slskd answers a duplicate id with 500 (a database key error); older builds said "already exists" with 400.
+    if ((res.status === 400 || res.status === 500) && /already exists|UNIQUE constraint/i.test(text)) return 'exists';
     if (res.status === 409) throw new RetryLaterError(`slskd cannot search right now (409): ${text}`, { retryAfterMs: 30_000 });
     throw this.unexpected(res, 'POST searches');
   }

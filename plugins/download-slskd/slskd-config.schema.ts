@@ -26,7 +26,8 @@ const Search = Type.Object(
       minimum: 1000,
       maximum: 3_600_000,
       default: 120_000,
-      description: 'a search still running after this long is stopped and its responses are used; counted from when slskd starts running it, not while it waits for one of its 2 search slots',
+      description:
+        'a search still running after this long is stopped and its responses are used; counted from when slskd starts running it, not while it waits for one of its 2 search slots. Also how long a completed search\'s responses are waited for',
     }),
     min_interval_ms: Type.Integer({
       minimum: 0,

@@ -28,7 +28,7 @@ export interface SearchRecord {
   saved: boolean;
 }
 
-export type SearchStart = { readonly ok: true; readonly record: SearchRecord } | { readonly ok: false; readonly message: string };
+export type SearchStart = { readonly ok: true; readonly record: SearchRecord } | { readonly ok: false; readonly message: string; readonly status?: 500 };
 
 const INT_MAX = 2_147_483_647;
 
@@ -56,7 +56,8 @@ export class FakeSlskdSearches {
     const searchText = body['searchText'];
     if (typeof searchText !== 'string' || searchText.trim() === '') return { ok: false, message: 'SearchText must not be blank' };
     const id = typeof body['id'] === 'string' ? body['id'].toLowerCase() : randomUUID();
-    if (this.records.has(id)) return { ok: false, message: `A search with ID ${id} already exists` };
+    // An id that exists fails on the database key (SearchService.cs inserts the record), so slskd answers 500, not 400.
+    if (this.records.has(id)) return { ok: false, status: 500, message: `SQLite Error 19: 'UNIQUE constraint failed: Searches.Id'.` };
     const numbers = {
       searchTimeout: readInteger(body, 'searchTimeout', 15000),
       responseLimit: readInteger(body, 'responseLimit', 250),

@@ -146,7 +146,7 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
       }
       if (!state.connected) return replyJson(res, 409, 'The server connection must be connected and logged in to perform a search (currently: Disconnected)');
       const started = state.searches.start(body);
-      if (!started.ok) return replyJson(res, 400, started.message);
+      if (!started.ok) return replyJson(res, started.status ?? 400, started.message);
       state.searchTimes.push(Date.now());
       replyJson(res, 200, state.searches.toJson(started.record, { includeResponses: false, fresh: true }));
     }],

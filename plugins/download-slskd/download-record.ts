@@ -13,6 +13,8 @@ export type Candidate = {
   format: string;
   score: number;
   files: CandidateFile[];
+  /** The discs of a multi-disc album in sibling remote folders; each lands in its own subfolder of the download. */
+  multi_disc?: boolean;
 };
 
 export type Outcome = {

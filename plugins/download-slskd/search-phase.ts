@@ -16,6 +16,8 @@ interface Deps {
   config: SlskdConfig;
   pacing: SearchPacing;
   save(): Promise<void>;
+  /** slskd 0.26+: a multi-disc album can be fetched into one folder (a batch destination per disc). */
+  supportsBatches(): Promise<boolean>;
 }
 
 /**
@@ -77,7 +79,8 @@ export async function searchStep(deps: Deps, ref: string, record: DownloadRecord
     log.warn({ ref, search_id: id, response_count: info.responseCount }, 'slskd never saved the responses of a completed search; trying the next query');
     return endSearch(deps, record, false);
   }
-  const candidates = rankCandidates(responses, item, config.quality, new Set(record.failed_users), config.max_candidates);
+  const multiDisc = await deps.supportsBatches();
+  const candidates = rankCandidates(responses, item, config.quality, new Set(record.failed_users), config.max_candidates, multiDisc);
   const best = candidates[0];
   log.info(
     { ref, search_text: text, state: info.state, responses: responses.length, candidates: candidates.length, best: best ? `${best.username}: ${best.directory}` : null },

@@ -4,6 +4,7 @@ import { assessTransfers, describeStates, type TransferView } from './assess-tra
 import { batchDestination } from './batch-destination.js';
 import { buildSearchTexts } from './build-search-texts.js';
 import { newRecord, patch, recordKey, type Candidate, type CandidateFile, type DownloadRecord, type Outcome } from './download-record.js';
+import { enqueueGroups, localFiles } from './candidate-layout.js';
 import { filesOnDisk } from './files-on-disk.js';
 import { FolderClaims } from './folder-claims.js';
 import { localFolder } from './local-folder.js';
@@ -88,7 +89,8 @@ export class SlskdDownloads {
         const texts = buildSearchTexts(this.deps.config.search.query_templates, item);
         const text = texts[record.template];
         if (text === undefined) return this.finish(ref, record, this.exhausted(record, texts));
-        const done = await searchStep({ ...this.deps, pacing: this.pacing, save: () => this.save(ref, record) }, ref, record, item, text);
+        const deps = { ...this.deps, pacing: this.pacing, save: () => this.save(ref, record), supportsBatches: () => this.supportsBatches() };
+        const done = await searchStep(deps, ref, record, item, text);
         return done === 'searching' ? { state: 'searching', progress: 0 } : 'continue';
       }
       case 'download':
@@ -127,7 +129,7 @@ export class SlskdDownloads {
       await this.save(ref, record);
     }
     const allSucceeded = view.waiting === 0 && view.failed.length === 0;
-    const disk = allSucceeded ? await filesOnDisk(folder, candidate.files) : { present: 0, bytes: 0, absent: [] };
+    const disk = allSucceeded ? await filesOnDisk(localFiles(folder, candidate)) : { present: 0, bytes: 0, absent: [] };
     if (allSucceeded && disk.absent.length === 0) {
       log.info({ ref, username: candidate.username, download_path: folder }, 'slskd download completed and every file is on disk');
       return this.finish(ref, record, { state: 'completed', download_path: folder, error: null, retry_after_ms: null });
@@ -157,9 +159,16 @@ export class SlskdDownloads {
     return { state: 'downloading', progress: 0 };
   }
 
-  private enqueueFiles(record: DownloadRecord, candidate: Candidate, files: readonly CandidateFile[]): Promise<EnqueueOutcome> {
+  private async enqueueFiles(record: DownloadRecord, candidate: Candidate, files: readonly CandidateFile[]): Promise<EnqueueOutcome> {
     const { api } = this.deps;
-    return record.destination === null ? api.enqueue(candidate.username, files) : api.enqueueBatch(candidate.username, files, record.destination);
+    if (record.destination === null) return api.enqueue(candidate.username, files);
+    let failedCount = 0;
+    for (const group of enqueueGroups(candidate, files, record.destination)) {
+      const outcome = await api.enqueueBatch(candidate.username, group.files, group.destination);
+      if (!outcome.ok) return outcome;
+      failedCount += outcome.failedCount;
+    }
+    return { ok: true, failedCount };
   }
 
   /** Notes progress; answers true once nothing has moved for `stall_timeout`. */

@@ -129,4 +129,12 @@ describe('rankCandidates', () => {
     assert.equal(ranked[0]?.directory, 'music/Low/Double Negative (2018)/FLAC');
     assert.equal(ranked[0]?.files.length, 11);
   });
+
+  it('combines the discs of one release into one candidate when batch destinations allow it, never a lone disc or discs of two releases', () => {
+    const nested = [...albumFiles('@@a\\Low\\Double Negative', 'CD1', 'flac', 6), ...albumFiles('@@a\\Low\\Double Negative', 'CD2', 'flac', 5)];
+    const lone = albumFiles('@@b\\Low\\Double Negative', 'Disc 1', 'flac', 6);
+    const mixed = [...albumFiles('@@c\\Low', 'Double Negative CD1', 'flac', 6), ...albumFiles('@@c\\Low', 'Ones and Sixes CD2', 'flac', 5)];
+    const ranked = rankCandidates([peer('nested', nested), peer('lone', lone), peer('mixed', mixed)], WANTED, PREFS, new Set(), 10, true);
+    assert.deepEqual(ranked.map((c) => [c.username, c.directory, c.files.length, c.multi_disc]), [['nested', '@@a\\Low\\Double Negative', 11, true]]);
+  });
 });

@@ -1,25 +1,8 @@
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
-import { remoteBaseName } from './remote-path.js';
+import { toSearchResponse, toTransfer, type SlskdSearchResponse, type SlskdTransfer } from './slskd-records.js';
 
-/** A file in a search response, as the scorer needs it. */
-export interface SlskdFile {
-  filename: string;
-  size: number;
-  extension: string;
-  bitRate?: number;
-  bitDepth?: number;
-  length?: number;
-}
-
-/** One peer's answer to a search. */
-export interface SlskdSearchResponse {
-  username: string;
-  hasFreeUploadSlot: boolean;
-  queueLength: number;
-  uploadSpeed: number;
-  files: SlskdFile[];
-}
+export type { SlskdFile, SlskdSearchResponse, SlskdTransfer } from './slskd-records.js';
 
 export interface SlskdSearchInfo {
   state: string;
@@ -31,17 +14,6 @@ export interface SlskdSearchInfo {
 
 /** The responses of a search, or how many bytes they would have taken beyond what the plugin reads. */
 export type SearchResponses = { ok: true; responses: SlskdSearchResponse[] } | { ok: false; tooLargeBytes: number };
-
-/** A download transfer record (only the members the plugin reads). */
-export interface SlskdTransfer {
-  id: string;
-  filename: string;
-  size: number;
-  state: string;
-  bytesTransferred: number;
-  exception?: string;
-  nextAttemptAt?: string;
-}
 
 export interface SearchRequest {
   id: string;
@@ -273,39 +245,4 @@ function errorText(res: HttpResponse): string {
     }
   }
   return text.slice(0, 300);
-}
-
-function toSearchResponse(record: JsonRecord): SlskdSearchResponse {
-  return {
-    username: stringField(record, 'username') ?? '',
-    hasFreeUploadSlot: booleanField(record, 'hasFreeUploadSlot') ?? false,
-    queueLength: numberField(record, 'queueLength') ?? 0,
-    uploadSpeed: numberField(record, 'uploadSpeed') ?? 0,
-    files: arrayField(record, 'files').filter(isRecord).flatMap((file) => toFile(file) ?? []),
-  };
-}
-
-function toFile(record: JsonRecord): SlskdFile | undefined {
-  const filename = stringField(record, 'filename');
-  const size = numberField(record, 'size');
-  if (!filename || size === undefined) return undefined;
-  const name = remoteBaseName(filename);
-  const dot = name.lastIndexOf('.');
-  const extension = (stringField(record, 'extension') || (dot > 0 ? name.slice(dot + 1) : '')).toLowerCase().replace(/^\./, '');
-  return { filename, size, extension, bitRate: numberField(record, 'bitRate'), bitDepth: numberField(record, 'bitDepth'), length: numberField(record, 'length') };
-}
-
-function toTransfer(record: JsonRecord): SlskdTransfer | undefined {
-  const id = stringField(record, 'id');
-  const filename = stringField(record, 'filename');
-  if (!id || !filename) return undefined;
-  return {
-    id,
-    filename,
-    size: numberField(record, 'size') ?? 0,
-    state: stringField(record, 'state') ?? '',
-    bytesTransferred: numberField(record, 'bytesTransferred') ?? 0,
-    exception: stringField(record, 'exception'),
-    nextAttemptAt: stringField(record, 'nextAttemptAt'),
-  };
 }

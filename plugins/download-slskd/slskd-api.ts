@@ -27,8 +27,11 @@ export type EnqueueOutcome = { ok: true; failedCount: number } | { ok: false; re
 
 /** Bytes of response JSON allowed per file of `file_limit`: slskd's file objects are ~200 bytes (slskd-api.md §4), so 1 KiB leaves room for long paths. */
 const BYTES_PER_FILE = 1024;
-/** Reading 100 MB of responses from a busy slskd can take longer than the client's default deadline. */
-const RESPONSES_TIMEOUT_MS = 120_000;
+/**
+ * Reading tens of MB of responses from a busy slskd can take longer than the client's default deadline; it stays
+ * under the 60 s the server allows one status() call, so a slow read fails as a timeout, not as a cut-off call.
+ */
+const RESPONSES_TIMEOUT_MS = 50_000;
 
 /**
  * slskd's `/api/v0` as the download client uses it (shared/reference/slskd-api.md). Failures are turned into

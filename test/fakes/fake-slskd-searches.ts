@@ -78,7 +78,9 @@ export class FakeSlskdSearches {
       maximumPeerQueueLength: numbers.maximumPeerQueueLength ?? INT_MAX,
     });
     const { collected, finalState } = applyLimits(matched, numbers.responseLimit ?? 250, numbers.fileLimit ?? 25000);
-    const record: SearchRecord = { id, searchText, token, startedAt: new Date(), collected, finalState, state: 'Queued', polls: 0, raceReadsLeft: this.completionRaceReads, saved: false };
+    // slskd saves a new search as `Requested` with `startedAt` = now (SearchService.cs) before Soulseek.NET runs it;
+    // one waiting for a slot keeps that state and that startedAt, so startedAt is not when it began running.
+    const record: SearchRecord = { id, searchText, token, startedAt: new Date(), collected, finalState, state: 'Requested', polls: 0, raceReadsLeft: this.completionRaceReads, saved: false };
     this.records.set(id, record);
     this.fillSlots();
     return { ok: true, record };

@@ -54,7 +54,7 @@ describe('download-slskd: search limits', () => {
     };
     await pollAll();
     await pollAll();
-    assert.deepEqual(fake.state.searches.all().map((s) => s.state), ['InProgress', 'InProgress', 'Queued'], 'the third search waits for a slot');
+    assert.deepEqual(fake.state.searches.all().map((s) => s.state), ['InProgress', 'InProgress', 'Requested'], 'the third search waits for a slot');
     harness.context.clock.advance(61_000);
     await pollAll(); // stops the first two (running for 61 s); the third gets a slot and starts running now
     await pollAll();

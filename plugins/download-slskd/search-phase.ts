@@ -35,18 +35,19 @@ export async function searchStep(deps: Deps, ref: string, record: DownloadRecord
   const { api, clock, config, log, pacing, save } = deps;
   if (record.search_id === null) {
     if (pacing.waitMs() > 0) return 'searching';
-    patch(record, { search_id: randomUUID(), search_started_at: clock.now(), search_running_at: null, responses_pending_at: null });
+    const id = randomUUID();
+    patch(record, { search_id: id, search_started_at: clock.now(), search_running_at: null, responses_pending_at: null });
     // Saved before the POST: after a crash in between, the next poll finds the search by this id (or a 404).
     await pacing.note();
     await save();
     const started = await api.startSearch({
-      id: record.search_id ?? '',
+      id,
       searchText: text,
       searchTimeout: config.search.search_timeout_ms,
       responseLimit: config.search.response_limit,
       fileLimit: config.search.file_limit,
     });
-    log.info({ ref, search_id: record.search_id, search_text: text, started }, 'slskd search started');
+    log.info({ ref, search_id: id, search_text: text, started }, 'slskd search started');
     return 'searching';
   }
   const id = record.search_id;

@@ -1,11 +1,14 @@
+import { resolve } from 'node:path';
 import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type PluginHealth } from '@crateflow/sdk';
+import { durationMs } from './duration-ms.js';
 import { SlskdApi } from './slskd-api.js';
 import { SlskdConfig } from './slskd-config.schema.js';
 import { SlskdDownloads } from './slskd-downloads.js';
 
 /**
  * Download client for slskd (a Soulseek client with a REST API). For each wanted item it searches, ranks the
- * answering peers' folders, downloads the best one and reports `<downloads_dir>/<remote folder>` when done.
+ * answering peers' folders, downloads the best one and reports its local folder once every file is on disk:
+ * `<downloads_dir>/<Artist - Album [ref]>` with slskd 0.26+ (per-batch destination), else `<downloads_dir>/<remote folder>`.
  * See shared/reference/slskd-api.md for the API and its quirks.
  */
 export default definePlugin({
@@ -13,7 +16,8 @@ export default definePlugin({
   create: ({ config, http, storage, clock, log, signal, newId }) => {
     const base = `${config.url.replace(/\/+$/, '')}${config.url_base.replace(/\/+$/, '')}`;
     const api = new SlskdApi(http, base, config.api_key, signal);
-    const downloads = new SlskdDownloads({ api, storage, clock, log, config, newId });
+    // download_path is absolute whatever the config says, so the library and webhooks get a usable path.
+    const downloads = new SlskdDownloads({ api, storage, clock, log, config, newId, downloadsDir: resolve(config.downloads_dir), stallMs: durationMs(config.stall_timeout) });
 
     const health = async (): Promise<PluginHealth> => {
       try {

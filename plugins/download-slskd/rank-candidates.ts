@@ -1,17 +1,21 @@
-import { normalizeName, type WantedItem } from '@crateflow/sdk';
+import { nameWords, normalizeName, type WantedItem } from '@crateflow/sdk';
 import type { Candidate } from './download-record.js';
 import type { SlskdFile, SlskdSearchResponse } from './slskd-api.js';
+import { remoteBaseName, remoteDirectory } from './remote-path.js';
 import type { QualityPrefs } from './slskd-config.schema.js';
 
 const LOSSLESS = new Set(['flac', 'alac', 'ape', 'wav', 'wv', 'aiff', 'aif', 'dsf']);
-// "CD1", "Disc 2", "Disk 01 - Bonus", "Album (CD 2)", as words() spells them.
+// "CD1", "Disc 2", "Disk 01 - Bonus", "Album (CD 2)", as nameWords() spells them.
 const DISC_FOLDER = /(?:^| )(?:cd|disc|disk) ?\d{1,2}(?: |$)/;
 
 /**
  * Turns a search's responses into the folders worth downloading, best first. A candidate is one user's remote
- * directory holding the album in an accepted format; it is scored on, in order of weight: being complete
- * (file count against the count most results agree on), format preference, naming the wanted artist, a free
- * upload slot and a short queue, upload speed, and lossy bitrate.
+ * directory holding the album in an accepted format whose path or track names contain the wanted album's words
+ * **and the wanted artist's words**: the `{album}`-only fallback search finds every artist's "Greatest Hits", and a
+ * FLAC copy of the wrong album must never outrank (or stand in for) a missing match. Only then is it scored on,
+ * in order of weight: being complete (file count against the count most results agree on), format preference,
+ * a free upload slot and a short queue, upload speed, and lossy bitrate. Wanted words and folder words go
+ * through the sdk's one normalisation (`nameWords`), so "Ágætis byrjun" or "L.A. Woman" match their folders.
  */
 export function rankCandidates(
   responses: readonly SlskdSearchResponse[],
@@ -19,52 +23,74 @@ export function rankCandidates(
   prefs: QualityPrefs,
   skipUsers: ReadonlySet<string>,
   limit: number,
+  /** The discs of a multi-disc album may be combined into one candidate (slskd 0.26+ batch destinations). */
+  multiDisc = false,
 ): Candidate[] {
   const formats = formatOrder(prefs);
   const wanted = item.type === 'track' ? (item.title ?? item.album ?? '') : (item.album ?? item.title ?? '');
-  const wantedWords = words(normalizeName(wanted));
-  const artistWords = words(normalizeName(item.artist));
-  const itemText = ` ${words(`${item.artist} ${item.album ?? ''} ${item.title ?? ''}`)} `;
-  const excluded = prefs.excluded_terms.map(words).filter((term) => term !== '' && !itemText.includes(` ${term} `));
+  // normalizeName drops a leading "The" and edition suffixes; nameWords then empties a punctuation-only name
+  // ("!!!"), which cannot be looked for in a folder name, so the check is skipped rather than failing every folder.
+  const wantedWords = nameWords(normalizeName(wanted));
+  const artistWords = nameWords(normalizeName(item.artist));
+  const itemText = ` ${nameWords(`${item.artist} ${item.album ?? ''} ${item.title ?? ''}`)} `;
+  const excluded = prefs.excluded_terms.map(nameWords).filter((term) => term !== '' && !itemText.includes(` ${term} `));
 
-  const found: (Candidate & { bonus: number; count: number })[] = [];
+  const found: Found[] = [];
+  const consider = (response: SlskdSearchResponse, directory: string, files: readonly SlskdFile[], discNames: readonly string[]): void => {
+    const folderText = ` ${nameWords([directory, ...discNames].join(' '))} `;
+    const chosen = pickFormat(files, formats);
+    if (!chosen) return;
+    let picked = chosen.files;
+    const fileText = ` ${picked.map((f) => nameWords(remoteBaseName(f.filename))).join(' ')} `;
+    if (excluded.some((term) => folderText.includes(` ${term} `) || fileText.includes(` ${term} `))) return;
+    if (!containsAll(`${folderText}${fileText}`, wantedWords)) return;
+    if (!containsAll(`${folderText}${fileText}`, artistWords)) return;
+    if (item.type === 'track') {
+      const match = picked.find((f) => containsAll(` ${nameWords(remoteBaseName(f.filename))} `, wantedWords));
+      if (!match) return;
+      picked = [match];
+    }
+    const lossy = !LOSSLESS.has(chosen.format);
+    const bitRates = picked.flatMap((f) => (f.bitRate === undefined ? [] : [f.bitRate]));
+    if (lossy && bitRates.some((rate) => rate < prefs.min_bitrate)) return;
+    const averageRate = bitRates.length > 0 ? bitRates.reduce((a, b) => a + b, 0) / bitRates.length : 0;
+    const bonus =
+      (formats.length - formats.indexOf(chosen.format)) * 1000 +
+      (response.hasFreeUploadSlot ? 300 : 0) -
+      Math.min(response.queueLength, 100) * 3 +
+      Math.min(response.uploadSpeed / 1_048_576, 10) * 20 +
+      (lossy ? (Math.min(averageRate, 320) / 320) * 100 : 100);
+    found.push({
+      username: response.username,
+      directory,
+      format: chosen.format,
+      score: 0,
+      files: picked.map((f) => ({ filename: f.filename, size: f.size })),
+      multi_disc: discNames.length > 0,
+      bonus,
+      count: picked.length,
+    });
+  };
+
   for (const response of responses) {
     if (!response.username || skipUsers.has(response.username)) continue;
+    const discSets = new Map<string, { parent: string; names: string[]; files: SlskdFile[] }>();
     for (const [directory, files] of byDirectory(response.files)) {
-      if (item.type === 'album' && holdsOneDisc(directory, itemText)) continue;
-      const folderText = ` ${words(directory)} `;
-      const chosen = pickFormat(files, formats);
-      if (!chosen) continue;
-      let picked = chosen.files;
-      const fileText = ` ${picked.map((f) => words(baseName(f.filename))).join(' ')} `;
-      if (excluded.some((term) => folderText.includes(` ${term} `) || fileText.includes(` ${term} `))) continue;
-      if (!containsAll(`${folderText}${fileText}`, wantedWords)) continue;
-      if (item.type === 'track') {
-        const match = picked.find((f) => containsAll(` ${words(baseName(f.filename))} `, wantedWords));
-        if (!match) continue;
-        picked = [match];
+      const disc = item.type === 'album' ? discOf(directory, itemText) : undefined;
+      if (disc === undefined) {
+        consider(response, directory, files, []);
+        continue;
       }
-      const lossy = !LOSSLESS.has(chosen.format);
-      const bitRates = picked.flatMap((f) => (f.bitRate === undefined ? [] : [f.bitRate]));
-      if (lossy && bitRates.some((rate) => rate < prefs.min_bitrate)) continue;
-      const averageRate = bitRates.length > 0 ? bitRates.reduce((a, b) => a + b, 0) / bitRates.length : 0;
-      const bonus =
-        (formats.length - formats.indexOf(chosen.format)) * 1000 +
-        (containsAll(`${folderText}${fileText}`, artistWords) ? 400 : -400) +
-        (response.hasFreeUploadSlot ? 300 : 0) -
-        Math.min(response.queueLength, 100) * 3 +
-        Math.min(response.uploadSpeed / 1_048_576, 10) * 20 +
-        (lossy ? (Math.min(averageRate, 320) / 320) * 100 : 100);
-      found.push({
-        username: response.username,
-        directory,
-        format: chosen.format,
-        score: 0,
-        files: picked.map((f) => ({ filename: f.filename, size: f.size })),
-        bonus,
-        count: picked.length,
-      });
+      // One disc alone is never the album. With batch destinations, the discs of one release (same parent,
+      // same name apart from the disc marker) become one candidate, each disc in its own subfolder.
+      const key = `${remoteDirectory(directory)}\u0000${disc.album}`;
+      const set = discSets.get(key) ?? { parent: remoteDirectory(directory), names: [], files: [] };
+      set.names.push(remoteBaseName(directory));
+      set.files.push(...files);
+      discSets.set(key, set);
     }
+    if (!multiDisc) continue;
+    for (const set of discSets.values()) if (set.names.length >= 2) consider(response, set.parent, set.files, set.names);
   }
 
   const expected = item.type === 'track' ? 1 : mostCommon(found.map((c) => c.count));
@@ -73,15 +99,20 @@ export function rankCandidates(
   return ranked.slice(0, limit);
 }
 
+type Found = Candidate & { bonus: number; count: number };
+
 /**
- * Whether a remote folder holds one disc of a multi-disc release (`…\\Album\\CD1`, `…\\Album (Disc 2)`). Such
- * folders are not candidates for an album: slskd files each download under its own remote folder's name, so the
- * discs would land in separate local folders called "CD1", "CD2"… and no one download path would hold the album
- * (the download would be reported complete with half of it). Unless the wanted album's own name says "CD 2".
+ * Whether a remote folder holds one disc of a multi-disc release (`…\\Album\\CD1`, `…\\Album (Disc 2)`), and the
+ * folder's name without its disc marker (to tell the discs of one release from those of another). Alone such a
+ * folder is not the album: the download would be reported complete with half of it. Unless the wanted album's
+ * own name says "CD 2".
  */
-function holdsOneDisc(directory: string, itemText: string): boolean {
-  const disc = DISC_FOLDER.exec(words(baseName(directory)))?.[0].trim();
-  return disc !== undefined && !itemText.includes(` ${disc} `);
+function discOf(directory: string, itemText: string): { album: string } | undefined {
+  const name = nameWords(remoteBaseName(directory));
+  const match = DISC_FOLDER.exec(name);
+  const disc = match?.[0].trim();
+  if (!match || disc === undefined || itemText.includes(` ${disc} `)) return undefined;
+  return { album: name.slice(0, match.index).trim() };
 }
 
 /** A folder missing more tracks than the tolerance is all but ruled out; within it, each missing track costs. */
@@ -126,26 +157,10 @@ function pickFormat(files: readonly SlskdFile[], formats: readonly string[]): { 
 function byDirectory(files: readonly SlskdFile[]): Map<string, SlskdFile[]> {
   const folders = new Map<string, SlskdFile[]>();
   for (const file of files) {
-    const directory = file.filename.slice(0, Math.max(0, file.filename.lastIndexOf('\\')));
+    const directory = remoteDirectory(file.filename);
     folders.set(directory, [...(folders.get(directory) ?? []), file]);
   }
   return folders;
-}
-
-function baseName(remotePath: string): string {
-  return remotePath.slice(remotePath.lastIndexOf('\\') + 1);
-}
-
-/** Lower-case words without accents or punctuation, space-separated, for whole-word containment tests. */
-function words(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/['’`]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
 }
 
 function containsAll(haystack: string, needle: string): boolean {

@@ -1,41 +1,19 @@
 import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
+import { toSearchResponse, toTransfer, type SlskdSearchResponse, type SlskdTransfer } from './slskd-records.js';
 
-/** A file in a search response, as the scorer needs it. */
-export interface SlskdFile {
-  filename: string;
-  size: number;
-  extension: string;
-  bitRate?: number;
-  bitDepth?: number;
-  length?: number;
-}
-
-/** One peer's answer to a search. */
-export interface SlskdSearchResponse {
-  username: string;
-  hasFreeUploadSlot: boolean;
-  queueLength: number;
-  uploadSpeed: number;
-  files: SlskdFile[];
-}
+export type { SlskdFile, SlskdSearchResponse, SlskdTransfer } from './slskd-records.js';
 
 export interface SlskdSearchInfo {
   state: string;
   isComplete: boolean;
   responseCount: number;
+  /** Set by slskd only once the responses are saved too (see the completion race in slskd-api.md §4). */
+  endedAt?: string;
 }
 
-/** A download transfer record (only the members the plugin reads). */
-export interface SlskdTransfer {
-  id: string;
-  filename: string;
-  size: number;
-  state: string;
-  bytesTransferred: number;
-  exception?: string;
-  nextAttemptAt?: string;
-}
+/** The responses of a search, or how many bytes they would have taken beyond what the plugin reads. */
+export type SearchResponses = { ok: true; responses: SlskdSearchResponse[] } | { ok: false; tooLargeBytes: number };
 
 export interface SearchRequest {
   id: string;
@@ -46,6 +24,14 @@ export interface SearchRequest {
 }
 
 export type EnqueueOutcome = { ok: true; failedCount: number } | { ok: false; reason: string };
+
+/** Bytes of response JSON allowed per file of `file_limit`: slskd's file objects are ~200 bytes (slskd-api.md §4), so 1 KiB leaves room for long paths. */
+const BYTES_PER_FILE = 1024;
+/**
+ * Reading tens of MB of responses from a busy slskd can take longer than the client's default deadline; it stays
+ * under the 60 s the server allows one status() call, so a slow read fails as a timeout, not as a cut-off call.
+ */
+const RESPONSES_TIMEOUT_MS = 50_000;
 
 /**
  * slskd's `/api/v0` as the download client uses it (shared/reference/slskd-api.md). Failures are turned into
@@ -79,7 +65,8 @@ export class SlskdApi {
     const res = await this.send('POST', 'searches', { ...request, filterResponses: true });
     if (res.status === 200 || res.status === 201) return 'started';
     const text = errorText(res);
-    if (res.status === 400 && /already exists/i.test(text)) return 'exists';
+    // slskd answers a duplicate id with 500 (a database key error); older builds said "already exists" with 400.
+    if ((res.status === 400 || res.status === 500) && /already exists|UNIQUE constraint/i.test(text)) return 'exists';
     if (res.status === 409) throw new RetryLaterError(`slskd cannot search right now (409): ${text}`, { retryAfterMs: 30_000 });
     throw this.unexpected(res, 'POST searches');
   }
@@ -95,6 +82,7 @@ export class SlskdApi {
       // isComplete is computed from the Completed flag; read either in case one is missing.
       isComplete: booleanField(body, 'isComplete') ?? state.split(', ').includes('Completed'),
       responseCount: numberField(body, 'responseCount') ?? 0,
+      endedAt: stringField(body, 'endedAt'),
     };
   }
 
@@ -109,14 +97,49 @@ export class SlskdApi {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) throw this.unexpected(res, 'DELETE searches/{id}');
   }
 
-  /** The responses of a completed search (slskd only fills them in once the search has finished). */
-  async searchResponses(id: string): Promise<SlskdSearchResponse[]> {
-    const res = await this.send('GET', `searches/${encodeURIComponent(id)}/responses`);
-    if (res.status === 404) return [];
+  /**
+   * The responses of a completed search (slskd only fills them in once the search has finished). The byte cap
+   * grows with `fileLimit`: a "Greatest Hits" search near 50,000 files is ~10 MB, past the http client's default
+   * 8 MiB, and a cut-off body must not read as "slskd unreachable" (which the core retries for ever). A set
+   * bigger still comes back as `tooLargeBytes` for the caller to give up on that search.
+   */
+  async searchResponses(id: string, fileLimit: number): Promise<SearchResponses> {
+    const maxResponseBytes = 1_048_576 + fileLimit * BYTES_PER_FILE;
+    let res: HttpResponse;
+    try {
+      res = await this.send('GET', `searches/${encodeURIComponent(id)}/responses`, undefined, { maxResponseBytes, timeoutMs: RESPONSES_TIMEOUT_MS });
+    } catch (err: unknown) {
+      if (err instanceof HttpRequestError && err.reason === 'response-too-large') return { ok: false, tooLargeBytes: maxResponseBytes };
+      throw err;
+    }
+    if (res.status === 404) return { ok: true, responses: [] };
     if (res.status !== 200) throw this.unexpected(res, 'GET searches/{id}/responses');
     const body = parseJson(res, 'GET searches/{id}/responses');
     if (!Array.isArray(body)) throw new Error(`slskd answered GET searches/{id}/responses with something other than a list`);
-    return body.filter(isRecord).map(toSearchResponse);
+    return { ok: true, responses: body.filter(isRecord).map(toSearchResponse) };
+  }
+
+  /**
+   * Enqueues files from one user as an slskd 0.26+ batch whose files all land in `destination` (relative to
+   * slskd's downloads directory). 201 all queued, 207 some failed; 200 means every file failed, and 404 that
+   * the peer is offline: both answers about this peer, returned as `ok: false`.
+   */
+  async enqueueBatch(username: string, files: readonly { filename: string; size: number }[], destination: string): Promise<EnqueueOutcome> {
+    const res = await this.send('POST', 'transfers/downloads/batches', { username, files, options: { destination } });
+    if (res.status === 201 || res.status === 207 || res.status === 200) {
+      const body = res.body.length > 0 ? parseJson(res, 'POST transfers/downloads/batches') : undefined;
+      const failures = isRecord(body) ? arrayField(body, 'failures') : [];
+      if (res.status === 200 || failures.length >= files.length) {
+        const first = failures.find(isRecord);
+        return { ok: false, reason: `every file was refused${first ? ` (${stringField(first, 'message') ?? 'no message'})` : ''}` };
+      }
+      return { ok: true, failedCount: failures.length };
+    }
+    if (res.status === 500 || res.status === 404 || res.status === 400) {
+      return { ok: false, reason: `enqueue refused (${res.status}): ${errorText(res) || 'no message'}` };
+    }
+    if (res.status === 409) throw new RetryLaterError(`slskd cannot enqueue right now (409): ${errorText(res)}`, { retryAfterMs: 30_000 });
+    throw this.unexpected(res, 'POST transfers/downloads/batches');
   }
 
   /**
@@ -154,7 +177,12 @@ export class SlskdApi {
     if (res.status !== 204 && res.status !== 200 && res.status !== 404) throw this.unexpected(res, 'DELETE transfers/downloads/{user}/{id}');
   }
 
-  private async send(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<HttpResponse> {
+  private async send(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    limits: { maxResponseBytes?: number; timeoutMs?: number } = {},
+  ): Promise<HttpResponse> {
     const url = `${this.base}/api/v0/${path}`;
     let res: HttpResponse;
     try {
@@ -164,9 +192,11 @@ export class SlskdApi {
         headers: { 'x-api-key': this.apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: this.signal,
+        ...limits,
       });
     } catch (err: unknown) {
-      if (err instanceof HttpRequestError && err.reason !== 'aborted') {
+      // A body over the cap is an answer (too big), not an unreachable slskd: the caller decides what it means.
+      if (err instanceof HttpRequestError && err.reason !== 'aborted' && err.reason !== 'response-too-large') {
         throw new RetryLaterError(`slskd at ${this.base} is unreachable: ${err.message}`, { cause: err, retryAfterMs: 10_000 });
       }
       throw err;
@@ -218,39 +248,4 @@ function errorText(res: HttpResponse): string {
     }
   }
   return text.slice(0, 300);
-}
-
-function toSearchResponse(record: JsonRecord): SlskdSearchResponse {
-  return {
-    username: stringField(record, 'username') ?? '',
-    hasFreeUploadSlot: booleanField(record, 'hasFreeUploadSlot') ?? false,
-    queueLength: numberField(record, 'queueLength') ?? 0,
-    uploadSpeed: numberField(record, 'uploadSpeed') ?? 0,
-    files: arrayField(record, 'files').filter(isRecord).flatMap((file) => toFile(file) ?? []),
-  };
-}
-
-function toFile(record: JsonRecord): SlskdFile | undefined {
-  const filename = stringField(record, 'filename');
-  const size = numberField(record, 'size');
-  if (!filename || size === undefined) return undefined;
-  const name = filename.slice(filename.lastIndexOf('\\') + 1);
-  const dot = name.lastIndexOf('.');
-  const extension = (stringField(record, 'extension') || (dot > 0 ? name.slice(dot + 1) : '')).toLowerCase().replace(/^\./, '');
-  return { filename, size, extension, bitRate: numberField(record, 'bitRate'), bitDepth: numberField(record, 'bitDepth'), length: numberField(record, 'length') };
-}
-
-function toTransfer(record: JsonRecord): SlskdTransfer | undefined {
-  const id = stringField(record, 'id');
-  const filename = stringField(record, 'filename');
-  if (!id || !filename) return undefined;
-  return {
-    id,
-    filename,
-    size: numberField(record, 'size') ?? 0,
-    state: stringField(record, 'state') ?? '',
-    bytesTransferred: numberField(record, 'bytesTransferred') ?? 0,
-    exception: stringField(record, 'exception'),
-    nextAttemptAt: stringField(record, 'nextAttemptAt'),
-  };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@crateflow/sdk';
+import { DURATION_PATTERN } from './duration-ms.js';
 
 const Search = Type.Object(
   {
@@ -15,12 +16,26 @@ const Search = Type.Object(
       description: 'slskd searchTimeout: idle time after the last response before a search completes, in milliseconds',
     }),
     response_limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'stop a search after this many peers answered' }),
-    file_limit: Type.Integer({ minimum: 1, maximum: 100_000, default: 10_000, description: 'stop a search after this many files' }),
+    file_limit: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 10_000,
+      description: 'stop a search after this many files; the responses are read whole however big (about 1 KiB per file is allowed)',
+    }),
     max_wait_ms: Type.Integer({
       minimum: 1000,
       maximum: 3_600_000,
       default: 120_000,
-      description: 'a search still running after this long is stopped and its responses are used',
+      description:
+        'a search still running after this long is stopped and its responses are used; counted from when slskd starts running it, not while it waits for one of its 2 search slots. Also how long a completed search\'s responses are waited for',
+    }),
+    min_interval_ms: Type.Integer({
+      minimum: 0,
+      maximum: 600_000,
+      default: 10_000,
+      // Soulseek's server bans an account for about 30 minutes when searches come too fast (Soularr, SoulSync and
+      // Tubifarry users report it); several wanted albums starting at once must not become a burst.
+      description: 'at least this long between two searches started by Crateflow, in milliseconds',
     }),
   },
   { additionalProperties: false, default: {} },
@@ -56,7 +71,14 @@ export const SlskdConfig = Type.Object(
     url_base: Type.String({ default: '', pattern: '^(/.*)?$', description: "slskd's web.url_base when it is not /, e.g. /slskd" }),
     downloads_dir: Type.String({
       minLength: 1,
-      description: "slskd's downloads directory as Crateflow sees it; a finished album is reported as <downloads_dir>/<remote folder name>",
+      description:
+        "slskd's downloads directory as Crateflow sees it (absolute); a finished album is reported as <downloads_dir>/<Artist - Album [id]> with slskd 0.26+, else <downloads_dir>/<remote folder name>",
+    }),
+    stall_timeout: Type.String({
+      pattern: DURATION_PATTERN,
+      default: '30m',
+      description:
+        'a candidate folder that makes no progress this long (still "Queued, Remotely", stuck at 0 %, or finished files never reaching downloads_dir) is cancelled and the next candidate tried',
     }),
     search: Search,
     quality: Quality,

@@ -17,7 +17,7 @@ export type { DownloadClient } from './kinds/download-client.js';
 export type { LibraryBackend } from './kinds/library.js';
 export type { EventSink } from './kinds/event-sink.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
-export { normalizeName, albumKey } from './normalize-name.js';
+export { normalizeName, albumKey, nameWords } from './normalize-name.js';
 /**
  * typebox (`Type`, `Static`, `TSchema`), re-exported so plugins build their config schemas with the same copy the
  * server validates with. Stick to JSON-Schema types (no `Type.Date` and the like): the server validates with ajv.

@@ -25,20 +25,13 @@ const INITIALS_DOT = /(?<![\p{L}\p{N}])(\p{L})\.(?=\p{L}(?![\p{L}\p{N}]))/gu;
  * normalizeName('Sigur Rós') === normalizeName('Sigur Ros')                              // true
  */
 export function normalizeName(name: string): string {
-  let text = name.normalize('NFKD').replace(/\p{M}+/gu, '').replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
+  let text = foldLetters(name);
   for (let match = TRAILING_GROUP.exec(text); match; match = TRAILING_GROUP.exec(text)) {
     const inner = match[1] ?? '';
     if (!EDITION_WORDS.test(inner) && !YEAR_ONLY.test(inner)) break;
     text = text.slice(0, match.index);
   }
-  const words = text
-    .replace(INITIALS_DOT, '$1')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/['\u2019`]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-  const key = words.replace(/^the /, '');
+  const key = wordsOf(text).replace(/^the /, '');
   // A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable, still without
   // its edition suffix, so "!!! (Deluxe Edition)" matches "!!!".
   return key.length > 0 ? key : text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -52,4 +45,33 @@ export function normalizeName(name: string): string {
  */
 export function albumKey(artist: string, album: string): string {
   return `${normalizeName(artist)}\u241f${normalizeName(album)}`;
+}
+
+/**
+ * The words of any text (a name, a folder path, a file name) as {@link normalizeName} compares them: folded
+ * letters (æ → ae, ø → o, ß → ss, ł → l, þ → th), no accents, lower case, dots between initials dropped
+ * ("L.A." → "la", "m.A.A.d" → "maad"), `&` as "and", apostrophes removed, other punctuation as spaces. Unlike
+ * normalizeName it keeps a leading "The" and edition suffixes, so it suits searching for a name's words inside a
+ * longer text: one normalisation for the wanted words and the text searched.
+ *
+ * @example
+ * nameWords('Sigur Rós - Ágætis byrjun (1999)') // 'sigur ros agaetis byrjun 1999'
+ * nameWords('The Doors\\L.A. Woman')           // 'the doors la woman'
+ */
+export function nameWords(text: string): string {
+  return wordsOf(foldLetters(text));
+}
+
+function foldLetters(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
+}
+
+function wordsOf(folded: string): string {
+  return folded
+    .replace(INITIALS_DOT, '$1')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/['\u2019`]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { DomainEvent } from '@crateflow/sdk';
 import { EventBus } from '../../core/events/event-bus.js';
-import { startFakeSlskd, type FakeSlskd, type FakeSlskdPeer } from '../fakes/fake-slskd.js';
+import { startFakeSlskd, type FakeSlskd, type FakeSlskdFile, type FakeSlskdPeer } from '../fakes/fake-slskd.js';
 import { startFakeSubsonic, type FakeSubsonic } from '../fakes/fake-subsonic.js';
 import { api, eventually } from '../helpers/api-client.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
@@ -52,6 +52,10 @@ async function startRig(t: TestContext, options: { apiKey?: string; subsonic?: F
   return { app, slskd, downloadsDir, events };
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 async function approve(app: StartedApp): Promise<void> {
   const added = await api<{ items: { id: string }[] }>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Double Negative', source: 'e2e' });
   assert.equal(added.status, 201);
@@ -79,12 +83,14 @@ describe('approval to download_completed through slskd', () => {
     await approve(app);
 
     const completed = await eventually(() => events.find((e) => e.type === 'download_completed'), 10_000, 'download_completed');
-    assert.deepEqual(completed.data, { artist: 'Low', album: 'Double Negative', download_path: join(downloadsDir, FOLDER) });
-    assert.equal((await readdir(join(downloadsDir, FOLDER))).length, TRACKS.length);
+    const path = String(completed.data['download_path']);
+    assert.deepEqual(completed.data, { artist: 'Low', album: 'Double Negative', download_path: path });
+    assert.match(path, new RegExp(`^${escapeRegExp(downloadsDir)}/Low - Double Negative \\[[^\\]]+\\]$`), 'slskd 0.26 puts the album in its own batch destination');
+    assert.equal((await readdir(path)).length, TRACKS.length);
     const download = await onlyDownload(app);
     assert.equal(download?.state, 'completed');
     assert.equal(download?.progress, 1);
-    assert.ok(slskd.received.some((r) => r.method === 'POST' && r.path === '/api/v0/transfers/downloads/steady%20peer'));
+    assert.ok(slskd.received.some((r) => r.method === 'POST' && r.path === '/api/v0/transfers/downloads/batches' && r.text.includes('"username":"steady peer"')));
     await eventually(() => subsonic.received.find((r) => r.path === '/rest/startScan'), 5000, 'startScan after the download');
 
     const plugins = await api<{ items: { name: string; kind: string; healthy: boolean; last_ok_at?: string }[] }>(app.baseUrl, 'GET', '/api/v1/plugins');
@@ -128,5 +134,92 @@ describe('approval to download_completed through slskd', () => {
     assert.equal(download.state, 'queued');
     const job = await failedPollJob(app);
     assert.match(job.error ?? '', /download_client\.api_key/);
+  });
+});
+
+/** Four tracks in `directory`, joined with the peer's own separator. */
+function album(directory: string, extension = 'flac', separator: '\\' | '/' = '\\'): FakeSlskdFile[] {
+  return [1, 2, 3, 4].map((n) => ({ filename: `${directory}${separator}0${n} - Track ${n}.${extension}`, size: 20_000 + n, ...(extension === 'mp3' ? { bitRate: 320 } : {}) }));
+}
+
+const MANY_WANTED = [
+  { artist: 'Sigur Rós', album: 'Ágætis byrjun' },
+  { artist: 'The Doors', album: 'L.A. Woman' },
+  { artist: 'Kendrick Lamar', album: 'good kid, m.A.A.d city' },
+  { artist: 'Portishead', album: 'Dummy' },
+  { artist: 'Massive Attack', album: 'Mezzanine' },
+  { artist: 'Low', album: 'Double Negative' },
+  { artist: 'Radiohead', album: 'OK Computer' },
+  // Shared only by other artists (in FLAC): must go back to wanted, never be "downloaded".
+  { artist: 'Low', album: 'Greatest Hits' },
+];
+
+const MANY_PEERS: FakeSlskdPeer[] = [
+  { username: 'nordic', files: album('@@n\\Music\\Sigur Rós\\Ágætis Byrjun (1999)') },
+  { username: 'doors', files: album('@@d\\Music\\The Doors\\L.A. Woman (1971)') },
+  { username: 'tde', files: album('@@k\\Rap\\Kendrick Lamar - good kid, m.A.A.d city (2012)') },
+  // Two albums whose remote folders are both called FLAC.
+  { username: 'trip', files: [...album('@@t\\Music\\Portishead\\Dummy (1994)\\FLAC'), ...album('@@t\\Music\\Massive Attack\\Mezzanine (1998)\\FLAC')] },
+  // The better Double Negative copy sits in a remote queue for ever; the MP3 copy is the one that arrives.
+  { username: 'stuck', behaviour: 'queued-forever', files: album('@@s\\Music\\Low\\Double Negative (2018)') },
+  { username: 'steady', files: album('@@y\\Music\\Low\\Double Negative (2018)', 'mp3') },
+  { username: 'unix', files: album('music/Radiohead/OK Computer (1997)', 'flac', '/') },
+  { username: 'queen', files: album('@@q\\Music\\Queen\\Greatest Hits (1981)') },
+  { username: 'low rip', files: album('@@r\\Music\\Low\\Greatest Hits', 'mp3').map((f) => ({ ...f, bitRate: 96 })) },
+];
+
+describe('wishlist to download_completed through the quirky slskd fake, many albums at once (real time)', () => {
+  it('completes 7 albums into their own folders, cancels a stalled peer for the next, and puts the unshared one back to wanted', async (t) => {
+    const downloadsDir = await mkdtemp(join(tmpdir(), 'crateflow-slskd-many-'));
+    // Every quirk on: completion race, 2 search slots, timestamps without Z, moves after Succeeded, 0.26 batches.
+    const slskd = await startFakeSlskd({ downloadsDir, peers: MANY_PEERS });
+    const app = await startApp({
+      config: {
+        download_client: {
+          type: 'slskd', url: slskd.url, api_key: slskd.apiKey, downloads_dir: downloadsDir,
+          poll_interval: '100ms', max_active: 5, stall_timeout: '2s',
+          search: { min_interval_ms: 250 }, retry_after_no_results_ms: 3_600_000,
+        },
+        library: { sync_interval: '1d' },
+      },
+    });
+    const events: DomainEvent[] = [];
+    app.crateflow.container.resolve(EventBus).subscribe((event) => events.push(event));
+    t.after(async () => {
+      await app.close();
+      await slskd.close();
+      await rm(downloadsDir, { recursive: true, force: true });
+    });
+
+    for (const item of MANY_WANTED) assert.equal((await api(app.baseUrl, 'POST', '/api/v1/wishlist', { ...item, type: 'album' })).status, 201);
+
+    const completed = await eventually(() => {
+      const done = events.filter((e) => e.type === 'download_completed');
+      return done.length >= 7 ? done : undefined;
+    }, 60_000, '7 download_completed events');
+    const paths = completed.map((e) => String(e.data['download_path']));
+    assert.equal(new Set(paths).size, 7, 'seven albums, seven folders');
+    assert.deepEqual(completed.map((e) => e.data['album']).sort(), MANY_WANTED.slice(0, 7).map((w) => w.album).sort());
+    for (const path of paths) {
+      const files = await readdir(path);
+      assert.equal(files.length, 4, `${path} holds its album`);
+      for (const file of files) assert.equal((await stat(join(path, file))).size > 20_000, true, `${file} is whole when completion is reported`);
+    }
+
+    const batches = slskd.received.filter((r) => r.method === 'POST' && r.path === '/api/v0/transfers/downloads/batches').map((r) => r.text);
+    assert.ok(batches.some((b) => b.includes('"username":"stuck"')) && batches.some((b) => b.includes('"username":"steady"')), 'the stalled peer was tried, then the next');
+    assert.ok(slskd.received.some((r) => r.method === 'DELETE' && r.path.startsWith('/api/v0/transfers/downloads/stuck/')), 'the stalled transfers were cancelled');
+    assert.ok(!batches.some((b) => b.includes('"username":"queen"') || b.includes('"username":"low rip"')), 'no wrong or unusable album was downloaded');
+
+    const wanted = await eventually(async () => {
+      const list = await api<{ items: { artist: string; album?: string; status: string }[] }>(app.baseUrl, 'GET', '/api/v1/wishlist?status=wanted');
+      return list.body.items.find((i) => i.album === 'Greatest Hits');
+    }, 20_000, 'Greatest Hits back to wanted');
+    assert.equal(wanted.status, 'wanted');
+
+    const times = slskd.state.searchTimes;
+    const gaps = times.slice(1).map((at, i) => at - (times[i] ?? at));
+    // Spacing is measured where the plugin sends the POST; arrival at the fake adds up to some tens of ms of jitter.
+    assert.ok(gaps.every((gap) => gap >= 200), `searches spaced by search.min_interval_ms (gaps ${gaps.join(', ')} ms)`);
   });
 });

@@ -10,10 +10,14 @@ export type FakeSlskdPeerBehaviour =
   /** The peer refuses every file: transfers end `Completed, Rejected`. */
   | 'reject'
   /** Some files fail mid-transfer: `Completed, Errored` with an `exception` (see `FakeSlskdFile.fails`). */
-  | 'partial';
+  | 'partial'
+  /** The peer accepts the files into its upload queue and never starts them: `Queued, Remotely` for ever. */
+  | 'queued-forever'
+  /** The transfer starts and no byte ever arrives: `InProgress` at 0 % for ever. */
+  | 'stuck-at-zero';
 
 export interface FakeSlskdFile {
-  /** Full remote path with backslashes, e.g. `@@abcde\\Music\\Artist\\Album (2001)\\01 - Song.flac`. */
+  /** Full remote path, usually with backslashes (`@@abcde\\Music\\Artist\\Album (2001)\\01 - Song.flac`), `/` from non-Windows peers. */
   readonly filename: string;
   readonly size: number;
   /** Defaults to the text after the last dot of `filename`; may be `''` as with real peers. */
@@ -120,7 +124,8 @@ function passesFilters(response: SearchResponse, filters: SearchFilters): boolea
 }
 
 function toResponseFile(file: FakeSlskdFile): SearchResponseFile {
-  const name = file.filename.slice(file.filename.lastIndexOf('\\') + 1);
+  // Non-Windows peers send `/` separators (slskd-api.md §4), so the name is after the last separator of either kind.
+  const name = file.filename.slice(Math.max(file.filename.lastIndexOf('\\'), file.filename.lastIndexOf('/')) + 1);
   const dot = name.lastIndexOf('.');
   return {
     filename: file.filename,

@@ -31,8 +31,19 @@ export interface TransferRecord {
   endedAt?: Date;
   exception?: string;
   removed: boolean;
-  /** Where the finished file was written. */
+  /** Where the finished file is (being) written. */
   localPath?: string;
+  /** 0.26+ batch: its `options.destination` (the local folder under downloads) and id. */
+  readonly destination?: string;
+  readonly batchId?: string;
+  /** Moves still to do after `Completed, Succeeded` before the file is whole in the downloads directory. */
+  moveStepsLeft: number;
+}
+
+/** What an enqueue carries besides the files: a 0.26+ batch's id and destination. */
+export interface EnqueueBatch {
+  readonly id: string;
+  readonly destination?: string;
 }
 
 export type EnqueueResult =
@@ -47,9 +58,17 @@ export class FakeSlskdTransfers {
     private readonly downloadsDir: string,
     private readonly pacing: TransferPacing,
     private readonly inProgressSteps: number,
+    /**
+     * How many transfer reads a file takes to reach the downloads directory after `Completed, Succeeded`: the
+     * first write is a partial copy, the last the whole file. slskd's `DownloadService.cs` sets the state before
+     * `Files.MoveFile`, and a move across filesystems is a copy (0 = the file is whole before the state says so).
+     */
+    private readonly moveSteps: number,
+    /** slskd's version decides the transfer JSON shape (0.26 adds `attempts`, `batchId`; drops `startOffset`). */
+    readonly version: string,
   ) {}
 
-  enqueue(peer: FakeSlskdPeer | undefined, username: string, body: unknown): EnqueueResult {
+  enqueue(peer: FakeSlskdPeer | undefined, username: string, body: unknown, batch?: EnqueueBatch): EnqueueResult {
     if (!Array.isArray(body)) return { status: 400, message: 'The request body must be an array of files' };
     if (body.length === 0) return { status: 400, message: 'At least one file is required' };
     const requests: { filename: string; size: number }[] = [];
@@ -77,22 +96,32 @@ export class FakeSlskdTransfers {
         ? rejectedPlan('File not shared.')
         : peer.behaviour === 'reject'
           ? rejectedPlan('Transfer rejected: peer refused the request')
-          : errors ? erroredPlan() : this.succeededPlan();
+          : peer.behaviour === 'queued-forever'
+            ? [{ state: 'Queued, Locally' }, { state: 'Queued, Remotely' }]
+            : peer.behaviour === 'stuck-at-zero'
+              ? [{ state: 'Queued, Locally' }, { state: 'Queued, Remotely' }, { state: 'Initializing' }, { state: 'InProgress', done: 0 }]
+              : errors ? erroredPlan() : this.succeededPlan();
       const record: TransferRecord = {
         id: randomUUID(), username, filename: request.filename, size: request.size, plan,
         requestedAt: new Date(), placeInQueue: (peer.queueLength ?? 0) + 1,
         step: 0, state: plan[0]?.state ?? 'Queued, Locally', bytesTransferred: 0, removed: false,
+        moveStepsLeft: this.moveSteps, ...(batch ? { batchId: batch.id, destination: batch.destination } : {}),
       };
       this.records.push(record);
-      enqueued.push(toTransferJson(record));
+      enqueued.push(toTransferJson(record, this.version));
     });
     return { status: 201, body: { enqueued, failed } };
   }
 
-  /** Moves every unfinished transfer on; a success writes the file before its state says so. */
+  /** Moves every unfinished transfer on, and every succeeded file one step further into the downloads directory. */
   async advance(): Promise<void> {
     const now = Date.now();
     for (const record of this.records) {
+      if (record.state === 'Completed, Succeeded' && record.moveStepsLeft > 0) {
+        record.moveStepsLeft--;
+        await this.writeDownloadedFile(record, 1 - record.moveStepsLeft / Math.max(1, this.moveSteps));
+        continue;
+      }
       const target = this.pacing === 'poll' ? record.step + 1 : Math.floor((now - record.requestedAt.getTime()) / this.pacing.everyMs);
       while (!isTerminal(record) && record.step < Math.min(target, record.plan.length - 1)) {
         record.step++;
@@ -128,30 +157,37 @@ export class FakeSlskdTransfers {
     if (!phase) return;
     if (phase.state === 'Queued, Remotely') record.enqueuedAt = new Date();
     if (phase.state === 'InProgress') record.startedAt ??= new Date();
-    if (phase.state === 'Completed, Succeeded') record.localPath = await this.writeDownloadedFile(record);
+    // With moveSteps 0 the file is whole before the state says so; otherwise the move follows on later reads.
+    if (phase.state === 'Completed, Succeeded' && this.moveSteps === 0) await this.writeDownloadedFile(record, 1);
     if (phase.done !== undefined) record.bytesTransferred = Math.round(record.size * phase.done);
     if (phase.exception !== undefined) record.exception = phase.exception;
     if (phase.state.startsWith('Completed')) record.endedAt = new Date();
     record.state = phase.state;
   }
 
-  /** `<downloads>/<last remote folder>/<file name>`, renamed with a `_<ticks>` suffix when the name is taken. */
-  private async writeDownloadedFile(record: TransferRecord): Promise<string> {
-    const segments = record.filename.split('\\');
-    const name = sanitize(segments.at(-1) ?? record.id);
-    const folder = segments.length > 1 ? sanitize(segments.at(-2) ?? '') : '';
-    const directory = join(this.downloadsDir, folder);
-    await mkdir(directory, { recursive: true });
-    let path = join(directory, name);
-    if (await exists(path)) {
-      const extension = extname(name);
-      path = join(directory, `${name.slice(0, name.length - extension.length)}_${dotNetTicks()}${extension}`);
+  /**
+   * Writes `share` of the file: at `<downloads>/<batch destination>/<file name>` for a 0.26 batch with a
+   * destination, else `<downloads>/<last remote folder>/<file name>` (segments split on `\` and `/`, as
+   * slskd's `FileSafety.SanitizePath` does). A name already taken gets a `_<ticks>` suffix on the first write.
+   */
+  private async writeDownloadedFile(record: TransferRecord, share: number): Promise<void> {
+    if (record.localPath === undefined) {
+      const segments = record.filename.split(/[\\/]/).filter((segment) => segment !== '');
+      const name = sanitize(segments.at(-1) ?? record.id);
+      const folder = record.destination ?? (segments.length > 1 ? sanitize(segments.at(-2) ?? '') : '');
+      const directory = join(this.downloadsDir, folder);
+      await mkdir(directory, { recursive: true });
+      let path = join(directory, name);
+      if (await exists(path)) {
+        const extension = extname(name);
+        path = join(directory, `${name.slice(0, name.length - extension.length)}_${dotNetTicks()}${extension}`);
+      }
+      const header = Buffer.from(`fake slskd download of ${record.filename} from ${record.username}\n`);
+      await writeFile(path, header.subarray(0, Math.min(header.length, record.size)));
+      record.localPath = path;
     }
-    const header = Buffer.from(`fake slskd download of ${record.filename} from ${record.username}\n`);
-    await writeFile(path, header.subarray(0, Math.min(header.length, record.size)));
-    // Grow to the announced size without writing every byte: a sparse file keeps large albums cheap.
-    if (record.size > header.length) await truncate(path, record.size);
-    return path;
+    // Grow towards the announced size without writing every byte: a sparse file keeps large albums cheap.
+    await truncate(record.localPath, Math.round(record.size * Math.min(1, share)));
   }
 }
 
@@ -159,8 +195,9 @@ export function isTerminal(record: TransferRecord): boolean {
   return record.state.startsWith('Completed');
 }
 
-/** The transfer as slskd 0.25 serialises it; computed members are worked out on each read. */
-export function toTransferJson(record: TransferRecord): Record<string, unknown> {
+/** The transfer as slskd serialises it (0.25 or 0.26 shape); computed members are worked out on each read. */
+export function toTransferJson(record: TransferRecord, version = '0.25.1'): Record<string, unknown> {
+  const v026 = !/^0\.(?:1?\d|2[0-5])\./.test(version);
   const now = record.endedAt?.getTime() ?? Date.now();
   const elapsedMs = record.startedAt ? Math.max(1, now - record.startedAt.getTime()) : undefined;
   const averageSpeed = elapsedMs ? record.bytesTransferred / (elapsedMs / 1000) : 0;
@@ -172,12 +209,13 @@ export function toTransferJson(record: TransferRecord): Record<string, unknown> 
     direction: 'Download',
     filename: record.filename,
     size: record.size,
-    startOffset: 0,
+    startOffset: v026 ? undefined : 0,
     state: record.state,
-    requestedAt: dotNetTimestamp(record.requestedAt),
-    enqueuedAt: record.enqueuedAt && dotNetTimestamp(record.enqueuedAt),
-    startedAt: record.startedAt && dotNetTimestamp(record.startedAt),
-    endedAt: record.endedAt && dotNetTimestamp(record.endedAt),
+    // Transfers are read back from slskd's SQLite database, so their UTC times come without a `Z` (slskd-api.md §6).
+    requestedAt: dotNetTimestamp(record.requestedAt, true),
+    enqueuedAt: record.enqueuedAt && dotNetTimestamp(record.enqueuedAt, true),
+    startedAt: record.startedAt && dotNetTimestamp(record.startedAt, true),
+    endedAt: record.endedAt && dotNetTimestamp(record.endedAt, true),
     bytesTransferred: record.bytesTransferred,
     averageSpeed,
     bytesRemaining: remaining,
@@ -187,21 +225,24 @@ export function toTransferJson(record: TransferRecord): Record<string, unknown> 
     placeInQueue: record.state === 'Queued, Remotely' ? record.placeInQueue : undefined,
     exception: record.exception,
     removed: record.removed,
+    // 0.26+: slskd's own retry counter and batch; nextAttemptAt exists as a column but no slskd code sets it.
+    attempts: v026 ? 1 : undefined,
+    batchId: v026 ? record.batchId : undefined,
   };
 }
 
 /** GET /transfers/downloads: users, then remote directories, then transfers. */
-export function groupByUser(records: readonly TransferRecord[]): Record<string, unknown>[] {
+export function groupByUser(records: readonly TransferRecord[], version?: string): Record<string, unknown>[] {
   const users = new Map<string, Map<string, TransferRecord[]>>();
   for (const record of records) {
     const directories = users.get(record.username) ?? new Map<string, TransferRecord[]>();
     users.set(record.username, directories);
-    const directory = record.filename.slice(0, Math.max(0, record.filename.lastIndexOf('\\')));
+    const directory = record.filename.slice(0, Math.max(0, record.filename.lastIndexOf('\\'), record.filename.lastIndexOf('/')));
     directories.set(directory, [...(directories.get(directory) ?? []), record]);
   }
   return [...users].map(([username, directories]) => ({
     username,
-    directories: [...directories].map(([directory, files]) => ({ directory, fileCount: files.length, files: files.map(toTransferJson) })),
+    directories: [...directories].map(([directory, files]) => ({ directory, fileCount: files.length, files: files.map((f) => toTransferJson(f, version)) })),
   }));
 }
 

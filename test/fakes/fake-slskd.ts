@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { FakeSlskdBatches } from './fake-slskd-batches.js';
 import type { FakeSlskdPeer } from './fake-slskd-catalogue.js';
 import { FakeSlskdSearches, type SearchCompletion } from './fake-slskd-searches.js';
 import { FakeSlskdTransfers, groupByUser, toTransferJson, type TransferPacing } from './fake-slskd-transfers.js';
@@ -33,6 +34,15 @@ export interface FakeSlskdOptions {
   readonly enqueueHandlingMs?: number;
   /** Re-read search records lose the `Z` of their timestamps, as after slskd's SQLite round trip (default true). */
   readonly sqliteTimestamps?: boolean;
+  /**
+   * slskd's version (default `0.26.0`). From 0.26 the batch endpoint with `options.destination` exists and
+   * transfers carry `attempts`/`batchId`; before it, files land in `<downloads>/<last remote folder>` only.
+   */
+  readonly version?: string;
+  /** Reads that see a completed search before its responses are saved: slskd's completion race (default 2; 0 = none). */
+  readonly completionRaceReads?: number;
+  /** Transfer reads a succeeded file takes to be moved (copied) whole into the downloads directory (default 2; 0 = at once). */
+  readonly moveSteps?: number;
 }
 
 /** Live, mutable state a test can inspect or steer between requests. */
@@ -43,8 +53,11 @@ export interface FakeSlskdState {
   /** The next n POST /searches answer 429 as if another search were still being handled. */
   rejectNextSearches: number;
   peers: FakeSlskdPeer[];
+  /** When each search was accepted (ms since the epoch), kept after the search is deleted: to check spacing. */
+  readonly searchTimes: number[];
   readonly searches: FakeSlskdSearches;
   readonly transfers: FakeSlskdTransfers;
+  readonly batches: FakeSlskdBatches;
 }
 
 export interface FakeSlskd {
@@ -67,12 +80,18 @@ interface Call {
 }
 type Route = readonly [method: string, pattern: string, handle: (call: Call) => Promise<void> | void];
 
-const VERSION = '0.25.1';
 const BUSY = 'Only one concurrent operation is permitted. Wait for the pending operation to complete.';
 const GUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
-/** A real HTTP fake of slskd's `/api/v0` (0.25-era shapes), quirks included. See shared/reference/slskd-api.md. */
+/**
+ * A real HTTP fake of slskd's `/api/v0` (0.26 by default, 0.22–0.25 shapes by `version`), quirks on by default:
+ * the search completion race, 2 search slots, timestamps without `Z`, files moved after `Completed, Succeeded`.
+ * See shared/reference/slskd-api.md.
+ */
 export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSlskd> {
+  const VERSION = options.version ?? '0.26.0';
+  const batchesSupported = !/^0\.(?:1?\d|2[0-5])\./.test(VERSION);
+  const transfers = new FakeSlskdTransfers(options.downloadsDir, options.transferPacing ?? 'poll', options.inProgressSteps ?? 2, options.moveSteps ?? 2, VERSION);
   const apiKey = options.apiKey ?? randomBytes(16).toString('hex');
   const urlBase = (options.urlBase ?? '').replace(/\/+$/, '');
   const received: RecordedRequest[] = [];
@@ -82,8 +101,10 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
     apiKeyRevoked: false,
     rejectNextSearches: 0,
     peers,
-    searches: new FakeSlskdSearches(() => state.peers, options.searchCompletion ?? { afterPolls: 2 }, options.sqliteTimestamps ?? true),
-    transfers: new FakeSlskdTransfers(options.downloadsDir, options.transferPacing ?? 'poll', options.inProgressSteps ?? 2),
+    searchTimes: [],
+    searches: new FakeSlskdSearches(() => state.peers, options.searchCompletion ?? { afterPolls: 2 }, options.sqliteTimestamps ?? true, options.completionRaceReads ?? 2),
+    transfers,
+    batches: new FakeSlskdBatches(transfers),
   };
   let searchesInFlight = 0;
   let enqueuesInFlight = 0;
@@ -125,7 +146,8 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
       }
       if (!state.connected) return replyJson(res, 409, 'The server connection must be connected and logged in to perform a search (currently: Disconnected)');
       const started = state.searches.start(body);
-      if (!started.ok) return replyJson(res, 400, started.message);
+      if (!started.ok) return replyJson(res, started.status ?? 400, started.message);
+      state.searchTimes.push(Date.now());
       replyJson(res, 200, state.searches.toJson(started.record, { includeResponses: false, fresh: true }));
     }],
     ['GET', 'searches', ({ res }) => replyJson(res, 200, state.searches.all().map((r) => state.searches.toJson(r, { includeResponses: false })))],
@@ -145,11 +167,11 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
     ['GET', 'transfers/downloads', async ({ res, request }) => {
       await state.transfers.advance();
       const includeRemoved = (request.query.get('includeRemoved') ?? '').toLowerCase() === 'true';
-      replyJson(res, 200, groupByUser(state.transfers.visible(includeRemoved)));
+      replyJson(res, 200, groupByUser(state.transfers.visible(includeRemoved), VERSION));
     }],
     ['GET', 'transfers/downloads/:username', async ({ res, params }) => {
       await state.transfers.advance();
-      const [group] = groupByUser(state.transfers.visible().filter((r) => r.username === param(params, 'username')));
+      const [group] = groupByUser(state.transfers.visible().filter((r) => r.username === param(params, 'username')), VERSION);
       if (!group) return replyEmpty(res, 404);
       replyJson(res, 200, group);
     }],
@@ -158,8 +180,9 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
       await state.transfers.advance();
       const record = state.transfers.find(param(params, 'username'), param(params, 'id'));
       if (!record) return replyEmpty(res, 404);
-      replyJson(res, 200, toTransferJson(record));
+      replyJson(res, 200, toTransferJson(record, VERSION));
     }],
+    ...(batchesSupported ? batchRoutes() : []),
     ['POST', 'transfers/downloads/:username', async ({ res, params, body }) => {
       // The limit is two concurrent enqueue requests; the third is turned away.
       if (enqueuesInFlight >= 2) return replyJson(res, 429, BUSY);
@@ -186,6 +209,23 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
       replyEmpty(res, 204);
     }],
   ];
+
+  /** 0.26+: enqueue with options; shares the 2-request enqueue limit with the per-user endpoint. */
+  function batchRoutes(): Route[] {
+    return [
+      ['POST', 'transfers/downloads/batches', ({ res, body }) => {
+        if (enqueuesInFlight >= 2) return replyJson(res, 429, BUSY);
+        const result = state.batches.create(state.peers, body);
+        if ('body' in result) return replyJson(res, result.status, result.body);
+        replyJson(res, result.status, result.message);
+      }],
+      ['GET', 'transfers/downloads/batches/:id', ({ res, params }) => {
+        const batch = state.batches.find(param(params, 'id'));
+        if (!batch) return replyEmpty(res, 404);
+        replyJson(res, 200, batch);
+      }],
+    ];
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);

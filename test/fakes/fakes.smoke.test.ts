@@ -56,7 +56,7 @@ describe('fake slskd', () => {
     assert.equal((await fetch(`${slskd.url}/api/v0/nothing-here`, { headers: { 'X-API-Key': slskd.apiKey } })).status, 404);
   });
 
-  it('hides search responses until the search completes as "Completed, TimedOut"', async (t) => {
+  it('hides search responses until the search completes as "Completed, TimedOut", and for two reads after (the completion race)', async (t) => {
     const slskd = await startSlskd(t);
     const headers = { 'X-API-Key': slskd.apiKey, 'Content-Type': 'application/json' };
     const post = (searchText: string) => fetch(`${slskd.url}/api/v0/searches`, { method: 'POST', headers, body: JSON.stringify({ searchText }) });
@@ -65,8 +65,14 @@ describe('fake slskd', () => {
     const poll = () => getJson(`${slskd.url}/api/v0/searches/${String(dig(started, 'id'))}?includeResponses=true`, { headers });
     const first = await poll();
     assert.deepEqual([dig(first, 'isComplete'), dig(first, 'responses')], [false, []]);
+    const racing = await poll();
+    assert.deepEqual([dig(racing, 'state'), dig(racing, 'isComplete'), dig(racing, 'responseCount'), dig(racing, 'endedAt'), dig(racing, 'responses')],
+      ['Completed, TimedOut', true, 2, undefined, []], 'complete is saved before endedAt and the responses');
+    await poll();
+    await poll();
     const done = await poll();
     assert.equal(dig(done, 'state'), 'Completed, TimedOut');
+    assert.match(String(dig(done, 'endedAt')), /^\d{4}-/);
     assert.deepEqual([dig(done, 'responses', 0, 'username'), dig(done, 'responses', 1, 'username')], ['good peer', 'gone']);
     assert.equal(dig(done, 'responses', 1, 'files', 0, 'bitDepth'), undefined, 'unreported attributes are omitted');
     assert.match(String(dig(done, 'startedAt')), /\.\d{7}$/, 're-read records lose the Z, as after SQLite');
@@ -74,7 +80,7 @@ describe('fake slskd', () => {
     assert.equal((await post('anything')).status, 409);
   });
 
-  it('walks a download to "Completed, Succeeded" only after writing <downloads>/<last folder>/<file>', async (t) => {
+  it('walks a download to "Completed, Succeeded", then moves the file into <downloads>/<last folder>/<file> over the next reads', async (t) => {
     const slskd = await startSlskd(t);
     const headers = { 'X-API-Key': slskd.apiKey, 'Content-Type': 'application/json' };
     const enqueue = (user: string) => fetch(`${slskd.url}/api/v0/transfers/downloads/${encodeURIComponent(user)}`,
@@ -95,7 +101,12 @@ describe('fake slskd', () => {
     assert.deepEqual(seen, ['Queued, Remotely', 'InProgress', 'InProgress', 'Completed, Succeeded']);
     assert.deepEqual([percents[0], percents.at(-1)], [0, 100]);
     assert.ok(percents.every((percent, i) => i === 0 || percent > (percents[i - 1] ?? 0)), `rising: ${percents.join(', ')}`);
-    assert.equal((await stat(join(slskd.downloadsDir, 'OK Computer (1997)', '01 - Airbag.flac'))).size, 4096);
+    const moved = join(slskd.downloadsDir, 'OK Computer (1997)', '01 - Airbag.flac');
+    await assert.rejects(stat(moved), /ENOENT/, 'Succeeded comes before the move, as in slskd');
+    await getJson(`${slskd.url}/api/v0/transfers/downloads`, { headers });
+    assert.equal((await stat(moved)).size, 2048, 'a move across filesystems is a copy: half there');
+    await getJson(`${slskd.url}/api/v0/transfers/downloads`, { headers });
+    assert.equal((await stat(moved)).size, 4096);
   });
 
   it('refuses connections while restarting and keeps its transfers afterwards', async (t) => {

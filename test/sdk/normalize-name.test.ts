@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { albumKey, normalizeName } from '@crateflow/sdk';
+import { albumKey, nameWords, normalizeName } from '@crateflow/sdk';
 
 const same = (a: string, b: string) => assert.equal(normalizeName(a), normalizeName(b), `"${a}" and "${b}" should match`);
 const different = (a: string, b: string) => assert.notEqual(normalizeName(a), normalizeName(b), `"${a}" and "${b}" should stay distinct`);
@@ -85,5 +85,26 @@ describe('albumKey', () => {
     assert.equal(albumKey('The National', 'Boxer (Deluxe Edition)'), albumKey('National', 'boxer'));
     assert.notEqual(albumKey('Boxer', 'National'), albumKey('National', 'Boxer'));
     assert.notEqual(albumKey('a b', 'c'), albumKey('a', 'b c'));
+  });
+});
+
+describe('nameWords', () => {
+  it('gives a folder path the same words normalizeName gives the name it contains (æ ø œ ß ł đ þ, dotted initials)', () => {
+    const inside = (name: string, text: string) =>
+      assert.ok(` ${nameWords(text)} `.includes(` ${normalizeName(name)} `), `"${text}" should contain the words of "${name}"`);
+    inside('Ágætis byrjun', '@@x\\Music\\Sigur Rós\\Ágætis byrjun (1999)');
+    inside('Ágætis byrjun', 'Music/Sigur Ros/Agaetis Byrjun [FLAC]');
+    inside('L.A. Woman', '@@x\\The Doors\\L.A. Woman (1971)');
+    inside('L.A. Woman', 'Doors - LA Woman');
+    inside('good kid, m.A.A.d city', 'Kendrick Lamar - good kid, m.A.A.d city (2012)');
+    inside('Coeur de pirate', 'Cœur de pirate - Blonde');
+    inside('Đorđe Balašević', 'Dorde Balasevic - Najveci hitovi');
+    inside('Þursaflokkurinn', 'Thursaflokkurinn - Hinn íslenzki Þursaflokkur');
+    inside('Straße', 'Strasse');
+    inside('Łona', 'Lona i Webber');
+  });
+
+  it('keeps a leading "The" and bracketed editions, which normalizeName drops from a whole name', () => {
+    assert.equal(nameWords('The Beatles - Abbey Road (Remastered 2019)'), 'the beatles abbey road remastered 2019');
   });
 });

@@ -1,62 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describe, it, type TestContext } from 'node:test';
-import { CredentialsError, RetryLaterError, type DownloadClient } from '@crateflow/sdk';
-import type { MemoryStorage } from '@crateflow/sdk/testing';
+import { describe, it } from 'node:test';
+import { CredentialsError, RetryLaterError } from '@crateflow/sdk';
 import slskd from '@crateflow/download-slskd';
-import { startFakeSlskd, type FakeSlskd, type FakeSlskdOptions, type FakeSlskdPeer } from '../../fakes/fake-slskd.js';
 import { isJsonObject } from '../../fakes/is-json-object.js';
-import { createPluginTestContext, type PluginTestContext } from '../../helpers/plugin-test-context.js';
+import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { albumFiles, pollUntil, pollUntilDone, WANTED } from './slskd-fixtures.js';
+import { batchFolder, batchUsers, posted, setup } from './slskd-setup.js';
 
 const FOLDER = 'Double Negative (2018)';
 
-interface Setup {
-  fake: FakeSlskd;
-  client: DownloadClient;
-  harness: PluginTestContext<unknown>;
-  storage: MemoryStorage;
-  downloadsDir: string;
-  /** Creates the plugin again on the same storage, as after a Crateflow restart. */
-  recreate(): Promise<DownloadClient>;
-}
-
-async function setup(t: TestContext, peers: FakeSlskdPeer[], options: { fake?: Partial<FakeSlskdOptions>; config?: Record<string, unknown> } = {}): Promise<Setup> {
-  const downloadsDir = await mkdtemp(join(tmpdir(), 'slskd-downloads-'));
-  const fake = await startFakeSlskd({ downloadsDir, peers, ...options.fake });
-  const config = { url: fake.url, api_key: fake.apiKey, downloads_dir: downloadsDir, ...options.config };
-  const harness = createPluginTestContext(slskd, config);
-  const extra: PluginTestContext<unknown>[] = [];
-  t.after(async () => {
-    await Promise.all([harness.close(), ...extra.map((h) => h.close())]);
-    await fake.close();
-    await rm(downloadsDir, { recursive: true, force: true });
-  });
-  return {
-    fake,
-    client: await slskd.create(harness.context),
-    harness,
-    storage: harness.context.storage,
-    downloadsDir,
-    async recreate() {
-      // The server's ids stay unique across a restart, so the new instance continues the first one's sequence.
-      const { storage, clock, newId } = harness.context;
-      const again = createPluginTestContext(slskd, config, { storage, clock, newId });
-      extra.push(again);
-      return slskd.create(again.context);
-    },
-  };
-}
-
-function posted(fake: FakeSlskd, pathPart: string): unknown[] {
-  return fake.received.filter((r) => r.method === 'POST' && r.path.includes(pathPart)).map((r): unknown => JSON.parse(r.text));
-}
-
 describe('download-slskd plugin', () => {
-  it('searches, downloads the best folder and reports <downloads_dir>/<remote folder> with rising progress', async (t) => {
+  it('searches, downloads the best folder into its own batch destination and reports that folder with rising progress', async (t) => {
     const { fake, client, downloadsDir } = await setup(t, [
       { username: 'mp3 fan', files: albumFiles('@@mp3\\Music\\Low', FOLDER, 'mp3') },
       { username: 'flac fan', files: albumFiles('@@flac\\Share\\Low', FOLDER, 'flac') },
@@ -64,19 +20,21 @@ describe('download-slskd plugin', () => {
     const { ref } = await client.request(WANTED);
     const updates = await pollUntilDone(client, ref);
     const last = updates.at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(updates[0]?.state, 'searching');
     const progress = updates.filter((u) => u.state === 'downloading').map((u) => u.progress);
     assert.ok(progress.some((p) => p > 0 && p < 1), `expected partial progress, saw ${progress.join(', ')}`);
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
-    assert.deepEqual((await readdir(join(downloadsDir, FOLDER))).filter((f) => f.endsWith('.flac')).length, 11);
+    assert.deepEqual((await readdir(batchFolder(downloadsDir, ref))).filter((f) => f.endsWith('.flac')).length, 11);
 
     const [search] = posted(fake, '/searches');
     assert.ok(isJsonObject(search));
     assert.equal(search['searchText'], 'Low Double Negative');
     assert.equal(search['searchTimeout'], 15000, 'searchTimeout is sent in milliseconds (slskd passes it on as ms)');
-    const enqueue = fake.received.find((r) => r.method === 'POST' && r.path.includes('/transfers/downloads/'));
-    assert.equal(enqueue?.path, '/api/v0/transfers/downloads/flac%20fan');
+    const [batch] = posted(fake, '/transfers/downloads/batches');
+    assert.ok(isJsonObject(batch));
+    assert.equal(batch['username'], 'flac fan');
+    assert.deepEqual(batch['options'], { destination: `Low - Double Negative [${ref}]` });
     assert.ok(fake.received.every((r) => r.headers['x-api-key'] === fake.apiKey));
   });
 
@@ -102,7 +60,7 @@ describe('download-slskd plugin', () => {
     ]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, 'Double Negative [MP3]') });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
   });
 
   it('moves on to the next best candidate when a user rejects the transfers', async (t) => {
@@ -112,9 +70,8 @@ describe('download-slskd plugin', () => {
     ]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, 'Low - Double Negative') });
-    const users = fake.received.filter((r) => r.method === 'POST' && r.path.includes('/transfers/downloads/')).map((r) => r.path.split('/').at(-1));
-    assert.deepEqual(users, ['grumpy', 'kind']);
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
+    assert.deepEqual(batchUsers(fake), ['grumpy', 'kind']);
   });
 
   it('retries the files that failed once and completes when the retry succeeds', async (t) => {
@@ -122,10 +79,12 @@ describe('download-slskd plugin', () => {
     const { fake, client, downloadsDir } = await setup(t, [{ username: 'flaky', behaviour: 'partial', files: albumFiles('@@f\\Music\\Low', FOLDER, 'flac', 2) }]);
     const { ref } = await client.request(WANTED);
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
-    const enqueues = posted(fake, '/transfers/downloads/');
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
+    const enqueues = posted(fake, '/transfers/downloads/batches');
     assert.equal(enqueues.length, 2);
-    assert.ok(Array.isArray(enqueues[1]) && enqueues[1].length === 1, 'only the failed file is enqueued again');
+    const retry = enqueues[1];
+    assert.ok(isJsonObject(retry) && Array.isArray(retry['files']) && retry['files'].length === 1, 'only the failed file is enqueued again');
+    assert.deepEqual(retry['options'], { destination: `Low - Double Negative [${ref}]` }, 'into the same folder');
   });
 
   it('falls back to the next candidate when files fail again after a retry, and fails clearly when none is left', async (t) => {
@@ -148,7 +107,7 @@ describe('download-slskd plugin', () => {
     await assert.rejects(client.status(ref, WANTED), (err: unknown) => err instanceof RetryLaterError && /slskd at .* is unreachable/.test(err.message));
     await restarting;
     const last = (await pollUntilDone(client, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(posted(fake, '/transfers/downloads/').length, 1, 'the transfers reappear after the restart; nothing is enqueued twice');
   });
 
@@ -159,7 +118,7 @@ describe('download-slskd plugin', () => {
     await client.status(ref, WANTED);
     const restarted = await recreate();
     const last = (await pollUntilDone(restarted, ref)).at(-1);
-    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: join(downloadsDir, FOLDER) });
+    assert.deepEqual(last, { state: 'completed', progress: 1, download_path: batchFolder(downloadsDir, ref) });
     assert.equal(posted(fake, '/searches').length, 1);
     assert.equal(posted(fake, '/transfers/downloads/').length, 1);
   });
@@ -224,6 +183,6 @@ describe('download-slskd plugin', () => {
     await pollUntil(client, ref, 'downloading');
     await client.cancel?.(ref);
     assert.equal(fake.received.filter((r) => r.method === 'DELETE' && r.path.includes('/transfers/downloads/steady/')).length, 11);
-    assert.deepEqual(storage.snapshot(), {});
+    assert.deepEqual(Object.keys(storage.snapshot()), ['pacing/last_search_at'], 'only the search spacing outlives a download');
   });
 });

@@ -7,8 +7,13 @@ describe('localFolder', () => {
     assert.equal(localFolder('/srv/downloads', '@@abcde\\Music\\Low\\Double Negative (2018)'), '/srv/downloads/Double Negative (2018)');
   });
 
-  it('replaces characters Linux cannot hold in a file name with _', () => {
-    assert.equal(localFolder('/srv/downloads', '@@abcde\\Music\\AC/DC\\Live 1/2'), '/srv/downloads/Live 1_2');
+  it('splits remote paths on / as well as \\, as slskd does for non-Windows peers', () => {
+    assert.equal(localFolder('/srv/downloads', '@@abcde\\Music\\AC/DC\\Live 1/2'), '/srv/downloads/2');
+    assert.equal(localFolder('/srv/downloads', 'music/Portishead/Dummy (1994)/FLAC'), '/srv/downloads/FLAC');
+  });
+
+  it('replaces NUL, which Linux cannot hold in a file name, with _', () => {
+    assert.equal(localFolder('/srv/downloads', '@@abcde\\Music\\Odd\u0000Name'), '/srv/downloads/Odd_Name');
   });
 
   it('answers the downloads directory itself for files shared at the root', () => {

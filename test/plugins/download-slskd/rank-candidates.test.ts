@@ -90,4 +90,51 @@ describe('rankCandidates', () => {
     const ranked = rankCandidates([peer('a', albumFiles('@@a\\Low', 'Double Negative', 'flac'))], track, PREFS, new Set(), 10);
     assert.deepEqual(ranked[0]?.files.map((f) => f.filename), ['@@a\\Low\\Double Negative\\03 - Fly.flac']);
   });
+
+  it('never offers another artist\'s album of the same title, even in FLAC when the wanted artist\'s copy is a low-bitrate rip', () => {
+    const item = { id: 'w_gh', artist: 'Low', album: 'Greatest Hits', type: 'album' as const };
+    const responses = [
+      peer('queen fan', albumFiles('@@q\\Music\\Queen', 'Greatest Hits (1981)', 'flac')),
+      peer('abba fan', albumFiles('@@a\\Music\\ABBA', 'Greatest Hits', 'flac')),
+      peer('rip', albumFiles('@@r\\Music\\Low', 'Greatest Hits', 'mp3', 11, { bitRate: 96 })),
+    ];
+    assert.deepEqual(rankCandidates(responses, item, PREFS, new Set(), 10), [], 'nothing usable rather than the wrong album');
+    const decent = peer('decent', albumFiles('@@d\\Music\\Low', 'Greatest Hits', 'mp3'));
+    assert.deepEqual(rankCandidates([...responses, decent], item, PREFS, new Set(), 10).map((c) => c.username), ['decent']);
+  });
+
+  it('accepts a folder that names the artist only in its track names ("01 - Low - Quorum.flac")', () => {
+    const files = albumFiles('@@x\\Various', 'Double Negative', 'flac').map((f) => ({ ...f, filename: f.filename.replace(/\\(\d\d) - /, '\\$1 - Low - ') }));
+    assert.deepEqual(rank([peer('tagged', files)]), ['tagged:flac:11']);
+  });
+
+  it('matches titles with æ ø œ ß ł đ þ or dotted initials to the folders that name them, with one normalisation', () => {
+    const cases = [
+      { artist: 'Sigur Rós', album: 'Ágætis byrjun', folders: ['Sigur Rós - Ágætis byrjun (1999)', 'Sigur Ros - Agaetis Byrjun [FLAC]'] },
+      { artist: 'The Doors', album: 'L.A. Woman', folders: ['The Doors - L.A. Woman (1971)', 'Doors - LA Woman'] },
+      { artist: 'Kendrick Lamar', album: 'good kid, m.A.A.d city', folders: ['Kendrick Lamar - good kid, m.A.A.d city (2012)', 'Kendrick Lamar - Good Kid Maad City'] },
+      { artist: 'Røyksopp', album: 'Melody A.M.', folders: ['Røyksopp - Melody A.M. (2001)', 'Royksopp - Melody AM'] },
+    ];
+    for (const { artist, album, folders } of cases) {
+      const item = { id: 'w', artist, album, type: 'album' as const };
+      const responses = folders.map((folder, i) => peer(`p${i}`, albumFiles(`@@p${i}\\Music`, folder, 'flac')));
+      const ranked = rankCandidates(responses, item, PREFS, new Set(), 10).map((c) => c.username).sort();
+      assert.deepEqual(ranked, ['p0', 'p1'], `${artist} - ${album}`);
+    }
+  });
+
+  it('splits remote paths on / as well as \\ (non-Windows peers)', () => {
+    const slashed = albumFiles('@@s\\x', 'y', 'flac').map((f) => ({ ...f, filename: f.filename.replace('@@s\\x\\y\\', 'music/Low/Double Negative (2018)/FLAC/') }));
+    const ranked = rankCandidates([peer('unix', slashed)], WANTED, PREFS, new Set(), 10);
+    assert.equal(ranked[0]?.directory, 'music/Low/Double Negative (2018)/FLAC');
+    assert.equal(ranked[0]?.files.length, 11);
+  });
+
+  it('combines the discs of one release into one candidate when batch destinations allow it, never a lone disc or discs of two releases', () => {
+    const nested = [...albumFiles('@@a\\Low\\Double Negative', 'CD1', 'flac', 6), ...albumFiles('@@a\\Low\\Double Negative', 'CD2', 'flac', 5)];
+    const lone = albumFiles('@@b\\Low\\Double Negative', 'Disc 1', 'flac', 6);
+    const mixed = [...albumFiles('@@c\\Low', 'Double Negative CD1', 'flac', 6), ...albumFiles('@@c\\Low', 'Ones and Sixes CD2', 'flac', 5)];
+    const ranked = rankCandidates([peer('nested', nested), peer('lone', lone), peer('mixed', mixed)], WANTED, PREFS, new Set(), 10, true);
+    assert.deepEqual(ranked.map((c) => [c.username, c.directory, c.files.length, c.multi_disc]), [['nested', '@@a\\Low\\Double Negative', 11, true]]);
+  });
 });

@@ -57,7 +57,7 @@ export async function startFakeSubsonic(options: FakeSubsonicOptions): Promise<F
     flavour === 'navidrome'
       ? { status, version: API_VERSION, type: 'navidrome', serverVersion: '0.58.0 (fake)', openSubsonic: true }
       : flavour === 'gonic'
-        ? { status, version: API_VERSION, type: 'gonic', serverVersion: 'v0.16.4 (fake)', openSubsonic: true }
+        ? { status, version: API_VERSION, type: 'gonic', serverVersion: '0.22.0 (fake)', openSubsonic: true }
         : { status, version: API_VERSION };
 
   const scanStatus = (): Payload => ({

@@ -184,11 +184,15 @@ describe('library-subsonic plugin', () => {
 
   it('takes gonic\'s displayArtist credit over its one-artist artist field, and keeps every listed artist', async (t) => {
     const albums = generateAlbums(9, { collaborationEvery: 3, versionEvery: 3 });
-    const { backend } = await setup(t, { albums, flavour: 'gonic' });
+    const { fake, backend } = await setup(t, { albums, flavour: 'gonic' });
     const found = (await collect(backend)).flat();
     const collab = albums[2];
     const [first, second] = collab?.albumArtists ?? [];
     assert.ok(collab && first && second && collab.version);
+    const served = await fetch(`${fake.url}/rest/search3?u=${USER}&p=${encodeURIComponent(PASSWORD)}&v=1.16.1&c=crateflow&f=json&query=${collab.mbid ?? ''}`);
+    const raw = JSON.stringify(await served.json());
+    assert.ok([first.name, second.name].some((name) => raw.includes(`"artist":"${name}"`)), 'the fake serves one artist in artist, as gonic does');
+    assert.ok(raw.includes(`"displayArtist":"${collab.artist}"`) && raw.includes(`"name":"${collab.name}"`));
     const listed = found.find((a) => a.mbid === collab.mbid);
     assert.equal(listed?.artist, collab.artist, 'the credit as tagged, not the one artist gonic puts in artist');
     assert.equal(listed?.album, collab.name, 'gonic keeps the comment in version and the name plain');

@@ -72,10 +72,13 @@ export class DownloadService {
     });
   }
 
-  /** Stops and forgets the downloads of a wishlist item that is being removed. */
-  async cancelFor(wishlistId: string): Promise<void> {
+  /**
+   * Stops and forgets the downloads of a wishlist item that is being removed. `keepCompleted` keeps the records
+   * of finished downloads (a library sync removes an item because its download landed; its record stays history).
+   */
+  async cancelFor(wishlistId: string, options: { keepCompleted?: boolean } = {}): Promise<void> {
     const client = this.plugins.downloadClient;
-    const mine = Object.values(this.store.data.downloads).filter((d) => d.wishlist_id === wishlistId);
+    const mine = Object.values(this.store.data.downloads).filter((d) => d.wishlist_id === wishlistId && !(options.keepCompleted && d.state === 'completed'));
     for (const download of mine) {
       const ref = download.client_ref;
       if (client?.instance.cancel && ref !== undefined && ACTIVE.has(download.state)) {

@@ -47,7 +47,11 @@ export class LibraryCatalog {
 
   private reindex(): void {
     this.matcher.clear();
-    this.doc.data.albums.forEach((album, i) => this.matcher.add(album, String(i)));
+    this.doc.data.albums.forEach((album, i) => {
+      this.matcher.add(album, String(i));
+      // A collaboration or a compilation is owned whichever of its credited artists a wishlist item names.
+      for (const artist of album.artists ?? []) this.matcher.add({ ...album, artist }, String(i));
+    });
   }
 }
 

@@ -9,6 +9,7 @@ import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { CoreStore } from '../storage/core-store.js';
+import { DownloadService } from '../downloads/download-service.js';
 import { LibraryCatalog } from './library-catalog.js';
 
 const albumValidator = compileStrictOnFirstUse<LibraryAlbum>(LibraryAlbum);
@@ -22,8 +23,12 @@ interface RunningSync {
 
 /**
  * Library sync: reads every album from the library backend, page by page, replaces the catalogue, and removes
- * the wishlist items the user now owns (firing `wishlist_removed` for each). Only one sync runs at a time: a
- * request during a sync gets the running job.
+ * the wishlist items the user now owns (firing `wishlist_removed` for each), cancelling their downloads the way
+ * `DELETE /wishlist/{id}` does. Only one sync runs at a time: a request during a sync gets the running job.
+ *
+ * An empty answer after a library that held albums fails the sync and keeps the last catalogue: a Navidrome or
+ * Jellyfin in the middle of a rescan, or a music folder on a NAS that is not mounted, would otherwise empty
+ * the library, and every album would look missing until the next sync.
  */
 @injectable()
 export class LibraryService {
@@ -33,6 +38,7 @@ export class LibraryService {
     @inject(CoreStore) private readonly store: CoreStore,
     @inject(LibraryCatalog) private readonly catalog: LibraryCatalog,
     @inject(KnownAlbums) private readonly known: KnownAlbums,
+    @inject(DownloadService) private readonly downloads: DownloadService,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
     @inject(Tokens.Clock) private readonly clock: Clock,
@@ -103,6 +109,13 @@ export class LibraryService {
         }
       }
       if (this.shutdown.aborted) throw new Error('the server shut down during the sync');
+      const last = this.catalog.albums.length;
+      if (albums.length === 0 && malformed === 0 && last > 0) {
+        throw new Error(
+          `the library answered no albums, but the last sync found ${last}; the last library is kept ` +
+            '(a server still scanning, or a music folder that is not mounted?) and the sync counts as failed until albums are back',
+        );
+      }
       this.plugins.noteSuccess(library, new Date(this.clock.now()));
     } catch (err: unknown) {
       const failure = new PluginError(library.name, 'albums', { cause: err });
@@ -144,6 +157,10 @@ export class LibraryService {
   }
 
   private async removeOwned(): Promise<number> {
+    // The same cancellation as DELETE /wishlist/{id}: the client is told (a blackhole request file removed, slskd
+    // transfers cancelled) before the item goes. Finished downloads stay in the download history.
+    const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
+    for (const item of owned) await this.downloads.cancelFor(item.id, { keepCompleted: true });
     return this.store.mutate((data, emit) => {
       let removed = 0;
       for (const item of Object.values(data.wishlist)) {

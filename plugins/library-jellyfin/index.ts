@@ -2,6 +2,7 @@ import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type LibraryAlbum, t
 import { JellyfinApi } from './jellyfin-api.js';
 import { JellyfinConfig } from './jellyfin-config.schema.js';
 import { arrayField, isRecord, numberField, stringField } from '@crateflow/sdk';
+import { retryPage } from './retry-page.js';
 import { toLibraryAlbum } from './to-library-album.js';
 
 /**
@@ -10,7 +11,7 @@ import { toLibraryAlbum } from './to-library-album.js';
  */
 export default definePlugin({
   manifest: { name: 'library-jellyfin', kind: 'library', apiVersion: PLUGIN_API_VERSION, configSchema: JellyfinConfig, version: '1.0.0' },
-  create: ({ config, http, log, serverVersion }) => {
+  create: ({ config, http, log, serverVersion, clock }) => {
     const api = new JellyfinApi(http, { url: config.url, apiKey: config.api_key, timeoutMs: config.timeout_ms, version: serverVersion });
 
     return {
@@ -50,13 +51,21 @@ export default definePlugin({
             EnableTotalRecordCount: 'true',
             ...(config.user_id ? { userId: config.user_id } : {}),
           };
-          const result = await api.getJson('/Items', query, signal);
+          const result = await retryPage(() => api.getJson('/Items', query, signal), {
+            attempts: config.page_attempts, firstDelayMs: 2000, clock, signal,
+            onRetry: (err, attempt, delayMs) => log.warn({ start_index: start, attempt, retry_in_ms: delayMs, err: err.message }, 'an album page from Jellyfin failed; reading it again'),
+          });
           const items = arrayField(result, 'Items').filter(isRecord);
-          const total = numberField(result, 'TotalRecordCount') ?? 0;
           const page = items.flatMap((item) => toLibraryAlbum(item) ?? []);
           if (page.length > 0) yield page;
           start += items.length;
-          if (items.length === 0 || start >= total) return;
+          // Only a short (or empty) page ends the listing: TotalRecordCount is lower than the real count on
+          // 10.11 (jellyfin #15186), so stopping at it would leave albums out and download them again.
+          if (items.length < config.page_size) {
+            const total = numberField(result, 'TotalRecordCount');
+            if (total !== undefined && total !== start) log.debug({ total_record_count: total, albums: start }, 'Jellyfin\'s TotalRecordCount differs from the albums it listed');
+            return;
+          }
         }
       },
 

@@ -114,13 +114,17 @@ export type DownloadUpdate = Static<typeof DownloadUpdate>;
 
 /**
  * One album known to the library backend. `mbid` is the MusicBrainz release id when the backend knows it;
- * `release_group_mbid` the release-group id.
+ * `release_group_mbid` the release-group id. `artist` is the credit as the server shows it; `artists` lists the
+ * other names the album is filed under (each album artist of a collaboration, a compilation's "Various
+ * Artists"), and a wishlist item naming any of them matches.
  *
  * @example
  * { artist: 'Low', album: 'Double Negative', mbid: '…', year: 2018 }
+ * { artist: 'JAY-Z • Kanye West', album: 'Watch the Throne', artists: ['JAY-Z', 'Kanye West', 'JAY-Z & Kanye West'] }
  */
 export const LibraryAlbum = Type.Object({
   artist: Type.String(),
+  artists: Type.Optional(Type.Array(Type.String(), { description: 'other artist names the album is filed under; each one matches' })),
   album: Type.String(),
   mbid: Type.Optional(Type.String()),
   release_group_mbid: Type.Optional(Type.String()),

@@ -21,6 +21,17 @@ export interface FakeJellyfinOptions {
   readonly users?: readonly FakeJellyfinUser[];
   /** GET /ScheduledTasks calls that show the library scan `Running` after POST /Library/Refresh (default 1). */
   readonly scanPolls?: number;
+  /**
+   * The server version imitated (default `10.11.1`). From 10.11 on, `TotalRecordCount` of an album listing is
+   * lower than the real count (jellyfin issue #15186: 1074 reported for 1102 albums); the fake leaves out 2.5%.
+   */
+  readonly version?: '10.10.7' | '10.11.1';
+  /**
+   * /Items requests that never answer, by StartIndex, and how many times each: 10.11 album pages can take
+   * longer than a client's deadline (jellyfin #15313, ~10 s for 800 albums). A stalled request is dropped when
+   * the client gives up. Off by default, since a stall costs the test a client timeout of real time.
+   */
+  readonly stallPages?: ReadonlyMap<number, number>;
 }
 
 export interface FakeJellyfin {
@@ -42,18 +53,19 @@ interface Call {
 const SERVER_ID = createHash('md5').update('fake-jellyfin').digest('hex');
 const LIBRARY_ID = createHash('md5').update('fake-jellyfin-music-library').digest('hex');
 const TASK_ID = createHash('md5').update('fake-jellyfin-refresh-library').digest('hex');
-const VERSION = '10.10.7';
 
 /** A real HTTP fake of the Jellyfin endpoints a music library plugin uses. See shared/reference/jellyfin-api.md. */
 export async function startFakeJellyfin(options: FakeJellyfinOptions): Promise<FakeJellyfin> {
   const legacyAuth = options.legacyAuth ?? true;
+  const version = options.version ?? '10.11.1';
+  const stallsLeft = new Map(options.stallPages ?? []);
   const received: RecordedRequest[] = [];
   const tokens = new Map<string, boolean>([[options.apiKey, true], ...(options.users ?? []).map((u): [string, boolean] => [u.token, u.admin])]);
   let albums = options.albums;
   let sorted = new Map<string, readonly FakeAlbum[]>();
   const scan: { pollsLeft: number; running: boolean; lastStart?: Date; lastEnd?: Date } = { pollsLeft: 0, running: false };
   const publicInfo = (origin: string): Json => ({
-    LocalAddress: origin, ServerName: 'fake-jellyfin', Version: VERSION, ProductName: 'Jellyfin Server',
+    LocalAddress: origin, ServerName: 'fake-jellyfin', Version: version, ProductName: 'Jellyfin Server',
     OperatingSystem: '', Id: SERVER_ID, StartupWizardCompleted: true,
   });
   let origin = '';
@@ -77,6 +89,12 @@ export async function startFakeJellyfin(options: FakeJellyfinOptions): Promise<F
   };
 
   const listItems = ({ res, query }: Call): void => {
+    const stallAt = integer(query.get('startindex'), 0);
+    const stalls = stallsLeft.get(stallAt) ?? 0;
+    if (stalls > 0) {
+      stallsLeft.set(stallAt, stalls - 1);
+      return; // no answer at all: the client's deadline ends the request, closeAllConnections() the socket
+    }
     const list = (name: string): string[] => (query.get(name) ?? '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
     const types = list('includeitemtypes');
     const fields = new Set(list('fields'));
@@ -102,9 +120,10 @@ export async function startFakeJellyfin(options: FakeJellyfinOptions): Promise<F
     const limit = integer(query.get('limit'), Number.MAX_SAFE_INTEGER);
     const page = items.slice(startIndex, startIndex + Math.max(0, limit));
     const root = !recursive && types.length === 0 && parentId === '' ? [libraryFolder()] : [];
+    const total = items.length + root.length;
     replyJson(res, 200, {
       Items: [...root, ...page.map((album) => albumDto(album, fields))],
-      TotalRecordCount: items.length + root.length,
+      TotalRecordCount: version === '10.10.7' ? total : total - Math.floor(total * 0.025),
       StartIndex: startIndex,
     });
   };
@@ -171,10 +190,7 @@ export async function startFakeJellyfin(options: FakeJellyfinOptions): Promise<F
     ProductionYear: album.year,
     PremiereDate: album.year === undefined ? undefined : `${album.year}-01-01T00:00:00.0000000Z`,
     RunTimeTicks: album.durationSeconds * 10_000_000,
-    AlbumArtist: album.artist,
-    AlbumArtists: [{ Name: album.artist, Id: album.artistId }],
-    Artists: [album.artist],
-    ArtistItems: [{ Name: album.artist, Id: album.artistId }],
+    ...albumArtistsOf(album),
     // The DTO carries ProviderIds only when the caller asked for that field.
     ProviderIds: fields.has('providerids')
       ? { MusicBrainzAlbum: album.mbid, MusicBrainzReleaseGroup: album.releaseGroupMbid, MusicBrainzAlbumArtist: album.artistMbid }
@@ -207,4 +223,23 @@ function normalizeGuid(value: string): string {
 function integer(value: string | undefined, fallback: number): number {
   const parsed = Number.parseInt(value ?? '', 10);
   return Number.isNaN(parsed) ? fallback : parsed;
+}
+
+/**
+ * The artist fields of a MusicAlbum DTO. A compilation ripped without ALBUMARTIST gets its track performers
+ * as album artists (`MediaBrowser.Providers/MediaInfo/AudioFileProber.cs`: "Album artists not provided, fall
+ * back to performers"), gathered over its songs most frequent first (`MediaBrowser.Providers/Music/
+ * AlbumMetadataService.cs` SetAlbumArtistFromSongs), so "Various Artists" appears nowhere; `AlbumArtist` is the
+ * first of them. Several album artists are listed one by one.
+ */
+function albumArtistsOf(album: FakeAlbum): Json {
+  const refs = album.performers
+    ? album.performers.map((name) => ({ Name: name, Id: createHash('md5').update(`artist:${name}`).digest('hex') }))
+    : (album.albumArtists ?? [{ id: album.artistId, name: album.artist }]).map((a) => ({ Name: a.name, Id: a.id }));
+  return {
+    AlbumArtist: refs[0]?.Name,
+    AlbumArtists: refs,
+    Artists: refs.map((r) => r.Name),
+    ArtistItems: refs,
+  };
 }

@@ -5,15 +5,19 @@ import { listenOnLoopback } from './listen-on-loopback.js';
 import { recordRequest, type RecordedRequest } from './recorded-request.js';
 import { renderSubsonicXml } from './render-subsonic-xml.js';
 import { replyText } from './reply.js';
+import { albumId3, type SubsonicFlavour } from './subsonic-album-id3.js';
 import { SubsonicAlbumQueries, type ArtistSummary } from './subsonic-album-queries.js';
 
 export interface FakeSubsonicOptions {
   readonly username: string;
   readonly password: string;
   readonly albums: readonly FakeAlbum[];
-  /** Navidrome-like OpenSubsonic server (default); false = plain Subsonic: bare envelope, no OpenSubsonic fields. */
-  readonly openSubsonic?: boolean;
-  /** Navidrome's `Subsonic.LegacyClients`: a client whose `c` is a substring of this gets no OpenSubsonic fields. */
+  /** The server imitated, with its quirks (default `navidrome`); see subsonic-album-id3.ts. */
+  readonly flavour?: SubsonicFlavour;
+  /**
+   * Navidrome's `Subsonic.LegacyClients`: a client whose `c` is a substring of this gets no OpenSubsonic fields.
+   * Only Navidrome has the setting.
+   */
   readonly legacyClients?: string;
   /** Whether the user is an admin (default true); startScan needs it. */
   readonly admin?: boolean;
@@ -38,19 +42,23 @@ const API_VERSION = '1.16.1';
 const EXTENSIONS = ['formPost', 'transcodeOffset', 'songLyrics', 'indexBasedQueue', 'transcoding', 'playbackReport',
   'topSongsByArtistId', 'sonicSimilarity'].map((name) => ({ name, versions: [1] }));
 
-/** A real HTTP fake of a Navidrome-flavoured Subsonic API. See shared/reference/subsonic-api.md. */
+/** A real HTTP fake of a Subsonic API as Navidrome, gonic or a plain Subsonic serves it. See shared/reference/subsonic-api.md. */
 export async function startFakeSubsonic(options: FakeSubsonicOptions): Promise<FakeSubsonic> {
-  const openSubsonic = options.openSubsonic ?? true;
-  const legacyClients = options.legacyClients ?? 'DSub';
+  const flavour = options.flavour ?? 'navidrome';
+  const openSubsonic = flavour !== 'plain';
+  const legacyClients = flavour === 'navidrome' ? (options.legacyClients ?? 'DSub') : '';
   const received: RecordedRequest[] = [];
   let albums = options.albums;
   let library = new SubsonicAlbumQueries(albums);
   const scan = { scanning: false, pollsLeft: 0, lastScan: new Date() };
 
+  // gonic `server/ctrlsubsonic/spec/spec.go` NewResponse; Navidrome `server/subsonic/helpers.go` newResponse.
   const envelope = (status: 'ok' | 'failed'): Payload =>
-    openSubsonic
+    flavour === 'navidrome'
       ? { status, version: API_VERSION, type: 'navidrome', serverVersion: '0.58.0 (fake)', openSubsonic: true }
-      : { status, version: API_VERSION };
+      : flavour === 'gonic'
+        ? { status, version: API_VERSION, type: 'gonic', serverVersion: '0.22.0 (fake)', openSubsonic: true }
+        : { status, version: API_VERSION };
 
   const scanStatus = (): Payload => ({
     scanStatus: {
@@ -68,7 +76,7 @@ export async function startFakeSubsonic(options: FakeSubsonicOptions): Promise<F
       if ('error' in selection) return selection.error;
       const size = Math.max(0, Math.min(integer(params, 'size', 10), 500)); // Navidrome clamps silently
       const offset = Math.max(0, integer(params, 'offset', 0));
-      const page = selection.albums.slice(offset, offset + size).map((album) => albumId3(album, client));
+      const page = selection.albums.slice(offset, offset + size).map((album) => albumOf(album, client));
       // An empty page leaves the `album` key out entirely: `"albumList2": {}`.
       return { payload: { albumList2: { album: page.length > 0 ? page : undefined } }, headers: { 'x-total-count': String(selection.albums.length) } };
     },
@@ -80,7 +88,7 @@ export async function startFakeSubsonic(options: FakeSubsonicOptions): Promise<F
         payload: {
           searchResult3: {
             artist: artists.length > 0 ? artists.map((artist) => artistId3(artist, client)) : undefined,
-            album: albums.length > 0 ? albums.map((album) => albumId3(album, client)) : undefined,
+            album: albums.length > 0 ? albums.map((album) => albumOf(album, client)) : undefined,
           },
         },
       };
@@ -102,27 +110,7 @@ export async function startFakeSubsonic(options: FakeSubsonicOptions): Promise<F
   // A Map, so that names such as `toString` are not found on the object prototype.
   const methods = new Map(Object.entries(handlers));
 
-  const albumId3 = (album: FakeAlbum, client: Client): Payload => ({
-    id: album.id,
-    name: album.name,
-    artist: album.artist,
-    artistId: album.artistId,
-    coverArt: `al-${album.id}_0`,
-    songCount: album.songCount,
-    duration: album.durationSeconds,
-    created: album.createdAt,
-    year: album.year,
-    genre: album.genre,
-    ...(openSubsonic && !client.legacy
-      ? {
-          // OpenSubsonic keys Navidrome always emits for non-legacy clients, empty when unknown.
-          userRating: 0, genres: album.genre ? [{ name: album.genre }] : [], musicBrainzId: album.mbid ?? '',
-          isCompilation: false, sortName: album.name.toLowerCase(), discTitles: [], originalReleaseDate: {},
-          releaseDate: album.year ? { year: album.year } : {}, releaseTypes: ['album'], recordLabels: [], moods: [],
-          artists: [{ id: album.artistId, name: album.artist }], displayArtist: album.artist, explicitStatus: '', version: '',
-        }
-      : {}),
-  });
+  const albumOf = (album: FakeAlbum, client: Client): Payload => albumId3(album, flavour, !client.legacy);
   const artistId3 = (artist: ArtistSummary, client: Client): Payload => ({
     id: artist.id,
     name: artist.name,

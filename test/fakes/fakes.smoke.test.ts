@@ -155,7 +155,7 @@ describe('fake Subsonic', () => {
 
 describe('fake Jellyfin', () => {
   it('answers 401 without a token and sends ProviderIds only when Fields asks for them', async (t) => {
-    const jellyfin = await startFakeJellyfin({ apiKey: 'key123', albums: generateAlbums(30), legacyAuth: false });
+    const jellyfin = await startFakeJellyfin({ apiKey: 'key123', albums: generateAlbums(30), legacyAuth: false, version: '10.10.7' });
     t.after(() => jellyfin.close());
     const query = 'includeItemTypes=MusicAlbum&recursive=true&startIndex=10&limit=5';
     assert.equal((await fetch(`${jellyfin.url}/Items?${query}`)).status, 401);

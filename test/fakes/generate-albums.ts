@@ -19,6 +19,18 @@ export interface FakeAlbum {
   readonly mbid?: string;
   readonly releaseGroupMbid?: string;
   readonly artistMbid?: string;
+  /**
+   * The album artists, one by one, when the album credits several (a collaboration); `artist` is then the
+   * credit as the ALBUMARTIST tag spells it ("A & B"). Absent for a one-artist album.
+   */
+  readonly albumArtists?: readonly { readonly id: string; readonly name: string }[];
+  /** The album version or MusicBrainz album comment (`MUSICBRAINZ_ALBUMCOMMENT`, written by Picard). */
+  readonly version?: string;
+  /**
+   * A compilation ripped without an ALBUMARTIST tag: its track performers, most frequent first. `artist` is
+   * "Various Artists", the credit MusicBrainz (and so a wishlist item) gives it.
+   */
+  readonly performers?: readonly string[];
 }
 
 export interface GenerateAlbumsOptions {
@@ -28,6 +40,12 @@ export interface GenerateAlbumsOptions {
   readonly untaggedEvery?: number;
   /** Changes every generated value while keeping the output deterministic (default 1). */
   readonly seed?: number;
+  /** Every n-th album (1-based) is a collaboration of its artist and a guest (default 0 = none). */
+  readonly collaborationEvery?: number;
+  /** Every n-th album carries an album version / album comment (default 0 = none). */
+  readonly versionEvery?: number;
+  /** Every n-th album is a compilation without an ALBUMARTIST tag (default 0 = none). */
+  readonly compilationEvery?: number;
 }
 
 const FIRST = ['Amber', 'Black', 'Crystal', 'Distant', 'Electric', 'Faded', 'Golden', 'Hollow', 'Iron', 'Jade',
@@ -42,6 +60,10 @@ const NOUNS = ['Summer', 'Light', 'Hours', 'Signals', 'Gardens', 'Horizons', 'Le
   'Rooms', 'Shadows', 'Songs', 'Stories', 'Streets', 'Waves', 'Winter', 'Years', 'Dreams', 'Fields', 'Fires'];
 const GENRES = ['Rock', 'Electronic', 'Jazz', 'Pop', 'Folk', 'Hip-Hop', 'Classical', 'Ambient'];
 const CREATED_BASE_MS = Date.UTC(2024, 0, 1);
+// Album comments as Picard writes them from MusicBrainz disambiguations: none of them is an edition word that
+// normalizeName drops, so only a plugin that knows where the server put them can match the album.
+const VERSIONS = ['Japanese release', 'OKNOTOK 1997 2017', 'Hybrid SACD', 'Canadian pressing', 'MFSL gold CD'];
+const VARIOUS_ARTISTS = 'Various Artists';
 
 /** Returns `count` albums; albums of one artist are adjacent and their names are distinct. Cheap for 50,000+. */
 export function generateAlbums(count: number, options: GenerateAlbumsOptions = {}): FakeAlbum[] {
@@ -61,11 +83,22 @@ export function generateAlbums(count: number, options: GenerateAlbumsOptions = {
     const albumHash = mix(seed, i, 2);
     const untagged = untaggedEvery > 0 && (i + 1) % untaggedEvery === 0;
     const songCount = 6 + (albumHash % 12);
+    const every = (n: number | undefined): boolean => (n ?? 0) > 0 && (i + 1) % (n ?? 1) === 0;
+    const guestIndex = artistIndex + 1 + (albumHash % 97);
+    const credit = every(options.compilationEvery)
+      ? { artist: VARIOUS_ARTISTS, artistId: hex32(0, 60), performers: [0, 1, 2, 3].map((k) => artistName(guestIndex + k * 13)) }
+      : every(options.collaborationEvery)
+        ? {
+            artist: `${artist.name} & ${artistName(guestIndex)}`,
+            artistId: artist.id,
+            albumArtists: [{ id: artist.id, name: artist.name }, { id: hex32(guestIndex, 20), name: artistName(guestIndex) }],
+          }
+        : { artist: artist.name, artistId: artist.id };
     const album: FakeAlbum = {
       id: hex32(i, 10),
       name: `${pick(ADJECTIVES, albumHash >>> 8)} ${pick(NOUNS, artist.base + nth)}${nth >= NOUNS.length ? ` ${nth + 1}` : ''}`,
-      artist: artist.name,
-      artistId: artist.id,
+      ...credit,
+      ...(every(options.versionEvery) ? { version: pick(VERSIONS, albumHash >>> 12) } : {}),
       songCount,
       durationSeconds: songCount * (150 + (albumHash % 150)),
       createdAt: new Date(CREATED_BASE_MS + i * 60_000).toISOString(),

@@ -1,6 +1,6 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LibraryAlbum, LibraryBackend } from '@crateflow/sdk';
@@ -131,5 +131,26 @@ describe('library-filesystem plugin', () => {
     assert.equal(albums.length, artists * perArtist);
     assert.equal(new Set(names(albums)).size, artists * perArtist);
     assert.ok(pages > 1, 'a large library arrives in more than one page');
+  });
+  it('fails with the reason when the folder it found albums in is gone (an unmounted NAS), and lists again once it is back', async (t) => {
+    const { library, music } = await setup(t);
+    await file(join(music, 'Low', 'Double Negative', '01 Quorum.flac'));
+    assert.equal((await listAll(library)).albums.length, 1);
+    await rename(music, `${music}.away`);
+    await assert.rejects(listAll(library), /the library folder .*music is gone, though the last sync found albums in it \(is the drive or NAS mounted\?\)/);
+    assert.match((await library.health?.())?.message ?? '', /ENOENT/);
+    await rename(`${music}.away`, music);
+    assert.equal((await listAll(library)).albums.length, 1);
+  });
+
+  it('reports unhealthy when the folder it found albums in is there but empty, as a mount point without its share', async (t) => {
+    const { library, music } = await setup(t);
+    await file(join(music, 'Low', 'Double Negative', '01 Quorum.flac'));
+    await listAll(library);
+    assert.equal((await library.health?.())?.ok, true);
+    await rm(join(music, 'Low'), { recursive: true });
+    const health = await library.health?.();
+    assert.equal(health?.ok, false);
+    assert.match(health?.message ?? '', /is empty, though albums were found in it before/);
   });
 });

@@ -85,7 +85,7 @@ describe('library-subsonic plugin', () => {
     assert.equal(mixed.filter((a) => a.mbid === undefined).length, 5);
     assert.ok(mixed.filter((a) => a.mbid === undefined).every((a) => a.year === undefined && a.artist !== '' && a.album !== ''));
 
-    const plain = await setup(t, { openSubsonic: false });
+    const plain = await setup(t, { flavour: 'plain' });
     assert.ok((await collect(plain.backend)).flat().every((a) => a.mbid === undefined && a.year !== undefined));
 
     const legacy = await setup(t, {}, { client_name: 'Sub' });
@@ -155,5 +155,57 @@ describe('library-subsonic plugin', () => {
     const off = await setup(t, {}, { start_scan_after_download: false });
     await off.backend.refresh?.({});
     assert.equal(off.fake.received.length, 0);
+  });
+  it('finds Navidrome albums under their plain title, though Navidrome appends the album version or comment to the name', async (t) => {
+    const albums = generateAlbums(10, { versionEvery: 2 });
+    const { fake, backend } = await setup(t, { albums, flavour: 'navidrome' });
+    const found = (await collect(backend)).flat();
+    const versioned = albums.filter((a) => a.version !== undefined);
+    assert.equal(versioned.length, 5);
+    const served = await fetch(`${fake.url}/rest/getAlbumList2?u=${USER}&p=${encodeURIComponent(PASSWORD)}&v=1.16.1&c=crateflow&f=json&type=alphabeticalByName&size=500`);
+    const names = JSON.stringify(await served.json());
+    for (const album of versioned) {
+      assert.ok(names.includes(`"${album.name} (${album.version ?? ''})"`), 'the fake serves the name with the version appended');
+      assert.equal(found.find((a) => a.mbid === album.mbid)?.album, album.name);
+    }
+  });
+
+  it('files a Navidrome collaboration, shown as " • "-joined album artists, under each artist and the joined credit', async (t) => {
+    const albums = generateAlbums(9, { collaborationEvery: 3 });
+    const { backend } = await setup(t, { albums, flavour: 'navidrome' });
+    const found = (await collect(backend)).flat();
+    const collab = albums[2];
+    const [first, second] = collab?.albumArtists ?? [];
+    assert.ok(collab && first && second);
+    assert.deepEqual(found.find((a) => a.mbid === collab.mbid), {
+      artist: `${first.name} • ${second.name}`, artists: [first.name, second.name, collab.artist], album: collab.name, mbid: collab.mbid, year: collab.year,
+    });
+  });
+
+  it('takes gonic\'s displayArtist credit over its one-artist artist field, and keeps every listed artist', async (t) => {
+    const albums = generateAlbums(9, { collaborationEvery: 3, versionEvery: 3 });
+    const { fake, backend } = await setup(t, { albums, flavour: 'gonic' });
+    const found = (await collect(backend)).flat();
+    const collab = albums[2];
+    const [first, second] = collab?.albumArtists ?? [];
+    assert.ok(collab && first && second && collab.version);
+    const served = await fetch(`${fake.url}/rest/search3?u=${USER}&p=${encodeURIComponent(PASSWORD)}&v=1.16.1&c=crateflow&f=json&query=${collab.mbid ?? ''}`);
+    const raw = JSON.stringify(await served.json());
+    assert.ok([first.name, second.name].some((name) => raw.includes(`"artist":"${name}"`)), 'the fake serves one artist in artist, as gonic does');
+    assert.ok(raw.includes(`"displayArtist":"${collab.artist}"`) && raw.includes(`"name":"${collab.name}"`));
+    const listed = found.find((a) => a.mbid === collab.mbid);
+    assert.equal(listed?.artist, collab.artist, 'the credit as tagged, not the one artist gonic puts in artist');
+    assert.equal(listed?.album, collab.name, 'gonic keeps the comment in version and the name plain');
+    assert.ok(listed?.artists?.includes(first.name) && listed.artists.includes(second.name));
+  });
+
+  it('reads a plain Subsonic server, which sends neither OpenSubsonic fields nor ids, by artist and name alone', async (t) => {
+    const albums = generateAlbums(9, { collaborationEvery: 3, versionEvery: 2 });
+    const { backend } = await setup(t, { albums, flavour: 'plain' });
+    const found = (await collect(backend)).flat();
+    assert.deepEqual(
+      found.map((a) => [a.artist, a.album, a.mbid, a.artists]).sort(),
+      albums.map((a) => [a.artist, a.name, undefined, undefined]).sort(),
+    );
   });
 });

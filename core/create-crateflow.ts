@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import type { AppConfig } from './config/app-config.schema.js';
 import { ConfigError } from './config/config-error.js';
 import { Tokens } from './di/tokens.js';
+import { AllowedHosts } from './auth/allowed-hosts.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
@@ -77,7 +78,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
+  const problems = [...AllowedHosts.check(config.server.allowed_hosts), ...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const database = await Database.open(config.storage.dir).catch((err: unknown) => {
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
@@ -122,6 +123,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     log,
     routes,
     authenticator,
+    allowedHosts: new AllowedHosts(config.server.host, config.server.allowed_hosts),
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
     ui: serveUi(await uiAssets),

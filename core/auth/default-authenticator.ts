@@ -13,6 +13,7 @@ import { describeRequest } from './auth-request.js';
 import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
 import { ProxyTrust } from './proxy-trust.js';
 import type { LoginResult, RequestAuthenticator } from './request-authenticator.js';
+import { crossSiteReason } from './cross-site-guard.js';
 import { requestOrigin, SAFE_METHODS } from './same-origin.js';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
 
@@ -115,9 +116,9 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const plugin = this.plugin;
     const login = plugin?.instance.login;
     if (!plugin || !login || !this.loginAvailable) throw new UnauthorizedError(this.challenge, `there is no login form in ${this.type} mode`);
-    const { origin, sameSite } = requestOrigin(req);
     // A login form posted from another site would sign the victim in as the attacker (login CSRF).
-    if (origin !== undefined && !sameSite) throw new CrossSiteRequestError(origin);
+    const crossSite = crossSiteReason(req);
+    if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const client = req.client_address ?? req.peer_address;
     const wait = this.limiter.retryAfterSeconds(client);
     if (wait > 0) throw new TooManyRequestsError(wait);
@@ -135,7 +136,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const logout = plugin?.instance.logout;
     if (req.session_token && plugin && logout) {
       const { origin, sameSite } = requestOrigin(req);
-      if (!sameSite) throw new CrossSiteRequestError(origin);
+      if (!sameSite) throw new CrossSiteRequestError(origin === undefined ? { kind: 'session-without-origin' } : { kind: 'origin', origin }, this.type);
       const token = req.session_token;
       await guardPluginCall(plugin.name, 'logout', PLUGIN_TIMEOUT_MS, () => logout.call(plugin.instance, token));
     }
@@ -151,15 +152,15 @@ export class DefaultAuthenticator implements RequestAuthenticator {
 
   /**
    * CSRF: a browser attaches its credentials (our session cookie, cached Basic credentials, the forward-auth
-   * proxy's cookie) to requests that other sites start. A session needs a same-site Origin/Referer; Basic and
-   * proxy identities are refused only when a browser names another site, so scripts and curl (which send
-   * neither header) keep working. API keys are never sent by a browser on its own.
+   * proxy's cookie) to requests that other sites start. `refuseCrossSiteWrites` has already refused every
+   * request a browser marks as another site's; a session additionally needs a same-site Origin/Referer, since
+   * only a browser holds it. Basic and proxy identities without any Origin are scripts and curl.
    */
   private refuseCrossSite(req: AuthRequest, identity: Identity): void {
     if (identity.via === 'api-key') return;
+    const crossSite = crossSiteReason(req);
+    if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const { origin, sameSite } = requestOrigin(req);
-    if (sameSite) return;
-    if (identity.via !== 'session' && origin === undefined) return;
-    throw new CrossSiteRequestError(origin);
+    if (identity.via === 'session' && !sameSite) throw new CrossSiteRequestError(origin === undefined ? { kind: 'session-without-origin' } : { kind: 'origin', origin }, this.type);
   }
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthRequest, Clock, Identity, Logger, Role } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
+import { CredentialChecksBusyError } from '../errors/credential-checks-busy-error.js';
 import { CrossSiteRequestError } from '../errors/cross-site-request-error.js';
 import { TooManyRequestsError } from '../errors/too-many-requests-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
@@ -10,6 +11,7 @@ import type { LoadedPluginOf } from '../plugins/plugin-host.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
 import { describeRequest } from './auth-request.js';
+import { CredentialCheckGate, DEFAULT_CHECK_LIMITS, type CredentialCheckLimits } from './credential-check-gate.js';
 import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
 import { ProxyTrust } from './proxy-trust.js';
 import type { LoginResult, RequestAuthenticator } from './request-authenticator.js';
@@ -23,6 +25,7 @@ export interface DefaultAuthenticatorDeps {
   clock: Clock;
   log: Logger;
   limits?: FailedLoginLimits;
+  checkLimits?: CredentialCheckLimits;
 }
 
 const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'viewer'];
@@ -42,7 +45,11 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   readonly loginAvailable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
   private readonly trust: ProxyTrust;
+  /** Failed passwords (login form, HTTP Basic) per client. */
   private readonly limiter: FailedLoginLimiter;
+  /** Failed API keys per client, apart: a browser's mistyped passwords must not lock out a bot's key. */
+  private readonly keyLimiter: FailedLoginLimiter;
+  private readonly gate: CredentialCheckGate;
   private readonly described = new WeakMap<Context, AuthRequest>();
 
   /** Config problems the schema cannot see: malformed `trusted_proxies` entries and API keys. */
@@ -62,6 +69,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.apiKeys = new ApiKeyVerifier(config.api_keys);
     this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
+    this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
+    this.gate = new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
     if (config.enabled && Object.keys(config.roles).length === 0 && !this.loginAvailable) {
       deps.log.info('ui.auth.roles is empty: every user the auth plugin recognises gets the admin role');
     }
@@ -90,17 +99,17 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const client = req.client_address ?? req.peer_address;
     const key = ApiKeyVerifier.presented(req.headers);
     if (key !== undefined && this.apiKeys.configured) {
-      this.refuseWhileLockedOut(ctx, client);
-      const identity = await this.apiKeys.verify(key);
-      if (!identity) this.limiter.recordFailure(client);
-      return identity;
+      // A key known by digest costs nothing to check, so it is accepted even from an address locked out by
+      // others' guesses (a NAT shared with a browser that mistyped its password, or with an attacker).
+      const known = this.apiKeys.recognise(key);
+      if (known) return known;
+      return this.attempt(ctx, this.keyLimiter, client, async () => (this.apiKeys.hasUnverifiedHashes ? this.gate.run(() => this.apiKeys.verify(key)) : null));
     }
     const plugin = this.plugin;
     if (!this.enabled || !plugin) return null;
-    const presentsCredentials = req.headers.authorization !== undefined;
-    if (presentsCredentials) this.refuseWhileLockedOut(ctx, client);
-    const identity = await guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
-    if (presentsCredentials && !identity) this.limiter.recordFailure(client);
+    const authenticate = () => guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
+    // Credentials in the request may cost the plugin an scrypt check: count the attempt and take a turn at the gate.
+    const identity = req.headers.authorization !== undefined ? await this.attempt(ctx, this.limiter, client, () => this.gate.run(authenticate)) : await authenticate();
     if (identity && !SAFE_METHODS.has(req.method)) this.refuseCrossSite(req, identity);
     return identity;
   }
@@ -120,14 +129,10 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const crossSite = crossSiteReason(req);
     if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const client = req.client_address ?? req.peer_address;
-    const wait = this.limiter.retryAfterSeconds(client);
-    if (wait > 0) throw new TooManyRequestsError(wait);
-    const result = await guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req));
-    if (!result) {
-      this.limiter.recordFailure(client);
-      throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
-    }
-    this.limiter.recordSuccess(client);
+    const result = await this.attempt(undefined, this.limiter, client, () =>
+      this.gate.run(() => guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req))),
+    );
+    if (!result) throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
     return { identity: result.identity, setCookie: sessionCookie(result.session_token, { secure: req.secure, maxAgeSeconds: result.max_age_s }) };
   }
 
@@ -143,11 +148,28 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     return clearedSessionCookie(req.secure);
   }
 
-  private refuseWhileLockedOut(ctx: Context, client: string): void {
-    const wait = this.limiter.retryAfterSeconds(client);
-    if (wait === 0) return;
-    ctx.set('Retry-After', String(wait));
-    throw new TooManyRequestsError(wait);
+  /**
+   * One credential check for `client`: reserved against `limiter` before it runs (429 when the client has no
+   * attempt left), recorded as a success or failure by its result (null = wrong). A check the gate refuses
+   * (503) or that fails reaches no verdict and counts for nothing.
+   */
+  private async attempt<T>(ctx: Context | undefined, limiter: FailedLoginLimiter, client: string, check: () => Promise<T | null>): Promise<T | null> {
+    const wait = limiter.reserve(client);
+    if (wait > 0) {
+      ctx?.set('Retry-After', String(wait));
+      throw new TooManyRequestsError(wait);
+    }
+    let result: T | null;
+    try {
+      result = await check();
+    } catch (err: unknown) {
+      limiter.release(client);
+      if (err instanceof CredentialChecksBusyError) ctx?.set('Retry-After', String(err.retryAfterSeconds));
+      throw err;
+    }
+    if (result === null) limiter.recordFailure(client);
+    else limiter.recordSuccess(client);
+    return result;
   }
 
   /**

@@ -18,6 +18,7 @@ import { healthHandler } from './http/routes/health.routes.js';
 import { metaRoutes } from './http/routes/meta.routes.js';
 import { authInfoRoutes } from './http/routes/auth-info.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
+import { authSessionRoutes } from './http/routes/auth-sessions.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { statsRoutes } from './http/routes/stats.routes.js';
 import { eventStreamRoutes } from './events/event-stream.routes.js';
@@ -106,7 +107,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
-  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ plugins }));
   routes.push(
     ...statsRoutes({

@@ -43,6 +43,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   readonly type: string;
   readonly challenge: string;
   readonly loginAvailable: boolean;
+  readonly sessionsRevocable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
   private readonly trust: ProxyTrust;
   /** Failed passwords (login form, HTTP Basic) per client. */
@@ -66,6 +67,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.type = config.enabled ? (plugin?.instance.type ?? config.type) : 'disabled';
     this.challenge = plugin?.instance.challenge ?? SCRIPT_CHALLENGE;
     this.loginAvailable = config.enabled && typeof plugin?.instance.login === 'function';
+    this.sessionsRevocable = config.enabled && typeof plugin?.instance.revokeSessions === 'function';
     this.apiKeys = new ApiKeyVerifier(config.api_keys);
     this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
@@ -146,6 +148,13 @@ export class DefaultAuthenticator implements RequestAuthenticator {
       await guardPluginCall(plugin.name, 'logout', PLUGIN_TIMEOUT_MS, () => logout.call(plugin.instance, token));
     }
     return clearedSessionCookie(req.secure);
+  }
+
+  async revokeSessions(): Promise<number> {
+    const plugin = this.plugin;
+    const revoke = plugin?.instance.revokeSessions;
+    if (!plugin || !revoke || !this.sessionsRevocable) return 0;
+    return guardPluginCall(plugin.name, 'revokeSessions', PLUGIN_TIMEOUT_MS, () => revoke.call(plugin.instance));
   }
 
   /**

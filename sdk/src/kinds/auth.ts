@@ -65,4 +65,12 @@ export interface AuthProvider extends PluginLifecycle {
   login?(credentials: { username: string; password: string }, req: AuthRequest): Promise<{ session_token: string; identity: Identity; max_age_s?: number } | null>;
   /** Ends a session (no error when it does not exist). */
   logout?(session_token: string): Promise<void>;
+  /**
+   * Ends every session (`POST /api/v1/auth/sessions/revoke`, admin only); returns how many ended. Plugins
+   * without sessions of their own leave it out, and the route is then absent.
+   *
+   * @example
+   * async revokeSessions() { return sessions.endAll(); }
+   */
+  revokeSessions?(): Promise<number>;
 }

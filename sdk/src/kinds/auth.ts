@@ -24,6 +24,11 @@ export interface AuthRequest {
   from_trusted_proxy?: boolean;
   /** The client's address for logs and limits: the peer, or the right-most untrusted `X-Forwarded-For` hop behind a trusted proxy. */
   client_address?: string;
+  /**
+   * Lower-case names of headers that arrived more than once (their values are joined in `headers`, so a
+   * comma-separated header such as `Remote-Groups` cannot show it otherwise). Absent from older servers.
+   */
+  repeated_headers?: readonly string[];
 }
 
 /**

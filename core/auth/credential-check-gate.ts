@@ -4,7 +4,7 @@ import { CredentialChecksBusyError } from '../errors/credential-checks-busy-erro
 export interface CredentialCheckLimits {
   /** Checks that may run at once. */
   concurrent: number;
-  /** Checks that may wait for a turn; one more is refused with 503. */
+  /** Checks that may wait for a turn; one more is refused with 429. */
   queued: number;
 }
 
@@ -13,7 +13,7 @@ export interface CredentialCheckLimits {
  * store and the health check. Unbounded, a burst of guesses filled the pool with 32 MiB hashes and writes and
  * `/health` waited 20-60 s. One check at a time on a 2-core machine (one per core, less one for the event loop,
  * at most 2) leaves the pool and a core free; a short queue absorbs bursts of honest logins, and past it a
- * check is refused at once instead of piling up.
+ * check is refused at once (429) instead of piling up.
  */
 export const DEFAULT_CHECK_LIMITS: CredentialCheckLimits = { concurrent: Math.max(1, Math.min(2, availableParallelism() - 1)), queued: 16 };
 

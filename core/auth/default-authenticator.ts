@@ -51,6 +51,9 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   /** Failed API keys per client, apart: a browser's mistyped passwords must not lock out a bot's key. */
   private readonly keyLimiter: FailedLoginLimiter;
   private readonly gate: CredentialCheckGate;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private busyWarnedAt = Number.NEGATIVE_INFINITY;
   private readonly described = new WeakMap<Context, AuthRequest>();
 
   /** Config problems the schema cannot see: malformed `trusted_proxies` entries and API keys. */
@@ -73,6 +76,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.gate = new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
+    this.clock = deps.clock;
+    this.log = deps.log;
     if (config.enabled && Object.keys(config.roles).length === 0 && !this.loginAvailable) {
       deps.log.info('ui.auth.roles is empty: every user the auth plugin recognises gets the admin role');
     }
@@ -157,10 +162,18 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     return guardPluginCall(plugin.name, 'revokeSessions', PLUGIN_TIMEOUT_MS, () => revoke.call(plugin.instance));
   }
 
+  /** One warning a minute while credential checks are refused: a flood must not become a flood of log lines. */
+  private warnBusy(): void {
+    const now = this.clock.now();
+    if (now - this.busyWarnedAt < 60_000) return;
+    this.busyWarnedAt = now;
+    this.log.warn(this.gate.load, 'refusing password and API key checks: more are waiting than the hashing queue holds (a guessing attack?)');
+  }
+
   /**
    * One credential check for `client`: reserved against `limiter` before it runs (429 when the client has no
    * attempt left), recorded as a success or failure by its result (null = wrong). A check the gate refuses
-   * (503) or that fails reaches no verdict and counts for nothing.
+   * (429) or that fails reaches no verdict and counts for nothing.
    */
   private async attempt<T>(ctx: Context | undefined, limiter: FailedLoginLimiter, client: string, check: () => Promise<T | null>): Promise<T | null> {
     const wait = limiter.reserve(client);
@@ -173,7 +186,10 @@ export class DefaultAuthenticator implements RequestAuthenticator {
       result = await check();
     } catch (err: unknown) {
       limiter.release(client);
-      if (err instanceof CredentialChecksBusyError) ctx?.set('Retry-After', String(err.retryAfterSeconds));
+      if (err instanceof CredentialChecksBusyError) {
+        ctx?.set('Retry-After', String(err.retryAfterSeconds));
+        this.warnBusy();
+      }
       throw err;
     }
     if (result === null) limiter.recordFailure(client);

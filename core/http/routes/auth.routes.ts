@@ -27,7 +27,7 @@ export function authRoutes(deps: { authenticator: RequestAuthenticator }): Route
       summary: 'Sign in with username and password; sets the session cookie',
       body: LoginBody,
       response: AuthInfo,
-      errors: [400, 401, 403, 415, 429, 503],
+      errors: [400, 401, 403, 415, 429],
       handle: async ({ body, request, setHeader }) => {
         try {
           const { identity, setCookie } = await authenticator.login(request, body);

@@ -19,15 +19,15 @@ export class AllowedHosts {
   private readonly names: ReadonlySet<string>;
 
   constructor(listenHost: string, allowedHosts: readonly string[]) {
-    const names = ['localhost', ...allowedHosts].map(normaliseName);
-    if (isIP(listenHost) === 0) names.push(normaliseName(listenHost));
+    const names = ['localhost', ...allowedHosts].map(asciiName);
+    if (isIP(listenHost) === 0) names.push(asciiName(listenHost));
     this.names = new Set(names);
   }
 
   /** Config problems: each entry must be a bare host name or IP address, without scheme, port or path. */
   static check(allowedHosts: readonly string[], path = 'server.allowed_hosts'): PathProblem[] {
     return allowedHosts.flatMap((entry, i): PathProblem[] =>
-      HOST_NAME.test(entry) || isIP(entry) !== 0
+      HOST_NAME.test(asciiName(entry)) || isIP(entry) !== 0
         ? []
         : [{ path: `${path}[${i}]`, message: `"${entry}" is not a host name; write the name only, without scheme, port or path (e.g. music.example.com)` }],
     );
@@ -51,6 +51,13 @@ function hostNameOf(hostHeader: string): string | undefined {
   // URL parsing handles `[v6]:port`, rejects userinfo-like or path-like junk, and lower-cases the name.
   if (text === '' || /[/?#@\\\s]/.test(text) || !URL.canParse(`http://${text}`)) return undefined;
   return normaliseName(new URL(`http://${text}`).hostname);
+}
+
+/** A configured name as a browser sends it: lower-case, internationalised names in punycode (`xn--…`). */
+function asciiName(name: string): string {
+  const text = name.trim();
+  const canParse = text !== '' && !/[/?#@\\\s:]/.test(text) && URL.canParse(`http://${text}`);
+  return normaliseName(canParse ? new URL(`http://${text}`).hostname : text);
 }
 
 function normaliseName(name: string): string {

@@ -57,6 +57,22 @@ describe('Host check (DNS rebinding)', () => {
     assert.equal((await get(app, '/api/v1/queue/pending', 'music.example.com.evil.example')).status, 421);
   });
 
+  it('accepts an internationalised name written in Unicode in allowed_hosts, as browsers send it (punycode)', async (t) => {
+    const app = await start(t, { allowed_hosts: ['musique.été.example'] });
+    assert.equal((await get(app, '/api/v1/queue/pending', 'musique.xn--t-9fab.example')).status, 200);
+  });
+
+  it('grants no CORS preflight, so a page of another origin cannot add Remote-User to a request to the loopback proxy address', async (t) => {
+    const app = await startApp({ config: { ui: { auth: { enabled: true, type: 'proxy' } } } });
+    t.after(() => app.close());
+    const preflight = await rawRequest(`${app.baseUrl}/api/v1/queue`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'remote-user,content-type' },
+    });
+    assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+    assert.equal(preflight.headers['access-control-allow-headers'], undefined);
+  });
+
   it('accepts server.host when it is a name', async (t) => {
     const app = await startApp({ config: { server: { host: 'localhost' } } });
     t.after(() => app.close());

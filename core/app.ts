@@ -1,5 +1,8 @@
 import Koa from 'koa';
 import type { Logger } from '@crateflow/sdk';
+import type { AllowedHosts } from './auth/allowed-hosts.js';
+import { refuseCrossSiteWrites } from './auth/cross-site-guard.js';
+import { refuseForeignHosts } from './auth/host-check.js';
 import { apiNotFound, createApiRouter, type ApiRouterOptions } from './http/api-router.js';
 import { problemDetails } from './http/problem-middleware.js';
 import { requestContext } from './http/request-context.js';
@@ -10,6 +13,8 @@ export interface AppParts extends ApiRouterOptions {
   log: Logger;
   routes: readonly RouteSpec[];
   health: Koa.Middleware;
+  /** The `Host` names the service answers to (DNS-rebinding protection). */
+  allowedHosts: AllowedHosts;
   /** Serves the web UI (and the login page) for paths outside /api and /health. */
   ui?: Koa.Middleware;
 }
@@ -34,7 +39,9 @@ export function createApp(parts: AppParts): Koa {
   const router = createApiRouter(parts.routes, parts);
   app.use(problemDetails());
   app.use(requestContext(parts.log));
+  app.use(refuseForeignHosts(parts.allowedHosts));
   app.use(async (ctx, next) => (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? parts.health(ctx, next) : next()));
+  app.use(refuseCrossSiteWrites(parts.authenticator));
   app.use(apiNotFound);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -7,6 +7,7 @@ import { createApp } from './app.js';
 import type { AppConfig } from './config/app-config.schema.js';
 import { ConfigError } from './config/config-error.js';
 import { Tokens } from './di/tokens.js';
+import { AllowedHosts } from './auth/allowed-hosts.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
@@ -18,6 +19,7 @@ import { healthHandler } from './http/routes/health.routes.js';
 import { metaRoutes } from './http/routes/meta.routes.js';
 import { authInfoRoutes } from './http/routes/auth-info.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
+import { authSessionRoutes } from './http/routes/auth-sessions.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { statsRoutes } from './http/routes/stats.routes.js';
 import { eventStreamRoutes } from './events/event-stream.routes.js';
@@ -80,7 +82,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
+  const problems = [...AllowedHosts.check(config.server.allowed_hosts), ...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const database = await Database.open(config.storage.dir, {
     exclusive: true,
@@ -113,7 +115,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
-  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ plugins }));
   routes.push(
     ...statsRoutes({
@@ -130,6 +132,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     log,
     routes,
     authenticator,
+    allowedHosts: new AllowedHosts(config.server.host, config.server.allowed_hosts),
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
     ui: serveUi(await uiAssets),

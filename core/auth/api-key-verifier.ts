@@ -19,6 +19,7 @@ interface KnownKey {
  */
 export class ApiKeyVerifier {
   private readonly keys: KnownKey[];
+  private readonly inFlight = new Map<string, Promise<Identity | null>>();
 
   constructor(keys: readonly ApiKeyConfig[]) {
     this.keys = keys.map((k) => ({ name: k.name, role: k.role, digest: k.key === undefined ? undefined : sha256(k.key), hash: k.key_hash }));
@@ -48,25 +49,55 @@ export class ApiKeyVerifier {
     return bearer?.[1];
   }
 
+  /** Whether an unknown key costs scrypt checks: some `key_hash` has not been matched since start. */
+  get hasUnverifiedHashes(): boolean {
+    return this.keys.some((key) => !key.digest && key.hash !== undefined);
+  }
+
   /** The identity of a presented key (its name, its role), or null. */
   async verify(presented: string): Promise<Identity | null> {
+    return this.recognise(presented) ?? (await this.verifyHashed(presented));
+  }
+
+  /** The identity of a key known by digest (a plain `key`, or a `key_hash` matched before): no scrypt, no wait. */
+  recognise(presented: string): Identity | null {
     const digest = sha256(presented);
     let match: KnownKey | undefined;
     for (const key of this.keys) {
       // Check every key (no early exit) so timing does not reveal which entry matched.
       if (key.digest && timingSafeEqual(key.digest, digest) && !match) match = key;
     }
-    if (!match) {
-      for (const key of this.keys) {
-        if (!key.digest && key.hash && (await verifySecret(presented, key.hash))) {
-          key.digest = digest;
-          match = key;
-          break;
-        }
+    return match ? identityOf(match) : null;
+  }
+
+  /**
+   * Checks a key against the `key_hash` entries not matched yet. Concurrent checks of the same key share one
+   * run: a client that starts with 20 requests at once costs one round of scrypt, not 20.
+   */
+  private verifyHashed(presented: string): Promise<Identity | null> {
+    const digest = sha256(presented);
+    const id = digest.toString('hex');
+    let pending = this.inFlight.get(id);
+    if (!pending) {
+      pending = this.scryptCheck(presented, digest).finally(() => this.inFlight.delete(id));
+      this.inFlight.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async scryptCheck(presented: string, digest: Buffer): Promise<Identity | null> {
+    for (const key of this.keys) {
+      if (!key.digest && key.hash && (await verifySecret(presented, key.hash))) {
+        key.digest = digest;
+        return identityOf(key);
       }
     }
-    return match ? { name: match.name, groups: [], role: match.role, via: 'api-key' } : null;
+    return null;
   }
+}
+
+function identityOf(key: KnownKey): Identity {
+  return { name: key.name, groups: [], role: key.role, via: 'api-key' };
 }
 
 function sha256(value: string): Buffer {

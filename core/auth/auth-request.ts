@@ -7,7 +7,7 @@ import { SESSION_COOKIE } from './session-cookie.js';
 
 /**
  * What the auth layer (and an auth plugin) sees of a Koa request: lower-case headers with repeats joined by
- * `, `, the TCP peer, whether that peer is a trusted proxy, the client behind it, whether the client used
+ * `, ` (and which ones were repeated), the TCP peer, whether that peer is a trusted proxy, the client behind it, whether the client used
  * https, and the session cookie.
  */
 export function describeRequest(ctx: Context, trust: ProxyTrust): AuthRequest {
@@ -23,7 +23,20 @@ export function describeRequest(ctx: Context, trust: ProxyTrust): AuthRequest {
     client_address: trust.clientAddress(peer, headers['x-forwarded-for']),
     secure: trust.isSecure(peer, ctx.req.socket instanceof TLSSocket, headers['x-forwarded-proto']),
     ...(sessionToken ? { session_token: sessionToken } : {}),
+    repeated_headers: repeatedHeaders(ctx.req.rawHeaders),
   };
+}
+
+/** Names (lower-case) that occur more than once in the raw header list `[name, value, name, value, …]`. */
+function repeatedHeaders(raw: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]?.toLowerCase() ?? '';
+    if (seen.has(name)) repeated.add(name);
+    seen.add(name);
+  }
+  return [...repeated];
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string | undefined> {

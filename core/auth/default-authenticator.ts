@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthRequest, Clock, Identity, Logger, Role } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
+import { CredentialChecksBusyError } from '../errors/credential-checks-busy-error.js';
 import { CrossSiteRequestError } from '../errors/cross-site-request-error.js';
 import { TooManyRequestsError } from '../errors/too-many-requests-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
@@ -10,9 +11,11 @@ import type { LoadedPluginOf } from '../plugins/plugin-host.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
 import { describeRequest } from './auth-request.js';
+import { CredentialCheckGate, DEFAULT_CHECK_LIMITS, type CredentialCheckLimits } from './credential-check-gate.js';
 import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
 import { ProxyTrust } from './proxy-trust.js';
 import type { LoginResult, RequestAuthenticator } from './request-authenticator.js';
+import { crossSiteReason } from './cross-site-guard.js';
 import { requestOrigin, SAFE_METHODS } from './same-origin.js';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
 
@@ -22,6 +25,7 @@ export interface DefaultAuthenticatorDeps {
   clock: Clock;
   log: Logger;
   limits?: FailedLoginLimits;
+  checkLimits?: CredentialCheckLimits;
 }
 
 const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'viewer'];
@@ -39,9 +43,17 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   readonly type: string;
   readonly challenge: string;
   readonly loginAvailable: boolean;
+  readonly sessionsRevocable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
   private readonly trust: ProxyTrust;
+  /** Failed passwords (login form, HTTP Basic) per client. */
   private readonly limiter: FailedLoginLimiter;
+  /** Failed API keys per client, apart: a browser's mistyped passwords must not lock out a bot's key. */
+  private readonly keyLimiter: FailedLoginLimiter;
+  private readonly gate: CredentialCheckGate;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private busyWarnedAt = Number.NEGATIVE_INFINITY;
   private readonly described = new WeakMap<Context, AuthRequest>();
 
   /** Config problems the schema cannot see: malformed `trusted_proxies` entries and API keys. */
@@ -58,9 +70,14 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.type = config.enabled ? (plugin?.instance.type ?? config.type) : 'disabled';
     this.challenge = plugin?.instance.challenge ?? SCRIPT_CHALLENGE;
     this.loginAvailable = config.enabled && typeof plugin?.instance.login === 'function';
+    this.sessionsRevocable = config.enabled && typeof plugin?.instance.revokeSessions === 'function';
     this.apiKeys = new ApiKeyVerifier(config.api_keys);
     this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
+    this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
+    this.gate = new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
+    this.clock = deps.clock;
+    this.log = deps.log;
     if (config.enabled && Object.keys(config.roles).length === 0 && !this.loginAvailable) {
       deps.log.info('ui.auth.roles is empty: every user the auth plugin recognises gets the admin role');
     }
@@ -89,17 +106,17 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const client = req.client_address ?? req.peer_address;
     const key = ApiKeyVerifier.presented(req.headers);
     if (key !== undefined && this.apiKeys.configured) {
-      this.refuseWhileLockedOut(ctx, client);
-      const identity = await this.apiKeys.verify(key);
-      if (!identity) this.limiter.recordFailure(client);
-      return identity;
+      // A key known by digest costs nothing to check, so it is accepted even from an address locked out by
+      // others' guesses (a NAT shared with a browser that mistyped its password, or with an attacker).
+      const known = this.apiKeys.recognise(key);
+      if (known) return known;
+      return this.attempt(ctx, this.keyLimiter, client, async () => (this.apiKeys.hasUnverifiedHashes ? this.gate.run(() => this.apiKeys.verify(key)) : null));
     }
     const plugin = this.plugin;
     if (!this.enabled || !plugin) return null;
-    const presentsCredentials = req.headers.authorization !== undefined;
-    if (presentsCredentials) this.refuseWhileLockedOut(ctx, client);
-    const identity = await guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
-    if (presentsCredentials && !identity) this.limiter.recordFailure(client);
+    const authenticate = () => guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
+    // Credentials in the request may cost the plugin an scrypt check: count the attempt and take a turn at the gate.
+    const identity = req.headers.authorization !== undefined ? await this.attempt(ctx, this.limiter, client, () => this.gate.run(authenticate)) : await authenticate();
     if (identity && !SAFE_METHODS.has(req.method)) this.refuseCrossSite(req, identity);
     return identity;
   }
@@ -115,18 +132,14 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const plugin = this.plugin;
     const login = plugin?.instance.login;
     if (!plugin || !login || !this.loginAvailable) throw new UnauthorizedError(this.challenge, `there is no login form in ${this.type} mode`);
-    const { origin, sameSite } = requestOrigin(req);
     // A login form posted from another site would sign the victim in as the attacker (login CSRF).
-    if (origin !== undefined && !sameSite) throw new CrossSiteRequestError(origin);
+    const crossSite = crossSiteReason(req);
+    if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const client = req.client_address ?? req.peer_address;
-    const wait = this.limiter.retryAfterSeconds(client);
-    if (wait > 0) throw new TooManyRequestsError(wait);
-    const result = await guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req));
-    if (!result) {
-      this.limiter.recordFailure(client);
-      throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
-    }
-    this.limiter.recordSuccess(client);
+    const result = await this.attempt(undefined, this.limiter, client, () =>
+      this.gate.run(() => guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req))),
+    );
+    if (!result) throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
     return { identity: result.identity, setCookie: sessionCookie(result.session_token, { secure: req.secure, maxAgeSeconds: result.max_age_s }) };
   }
 
@@ -135,31 +148,66 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const logout = plugin?.instance.logout;
     if (req.session_token && plugin && logout) {
       const { origin, sameSite } = requestOrigin(req);
-      if (!sameSite) throw new CrossSiteRequestError(origin);
+      if (!sameSite) throw new CrossSiteRequestError(origin === undefined ? { kind: 'session-without-origin' } : { kind: 'origin', origin }, this.type);
       const token = req.session_token;
       await guardPluginCall(plugin.name, 'logout', PLUGIN_TIMEOUT_MS, () => logout.call(plugin.instance, token));
     }
     return clearedSessionCookie(req.secure);
   }
 
-  private refuseWhileLockedOut(ctx: Context, client: string): void {
-    const wait = this.limiter.retryAfterSeconds(client);
-    if (wait === 0) return;
-    ctx.set('Retry-After', String(wait));
-    throw new TooManyRequestsError(wait);
+  async revokeSessions(): Promise<number> {
+    const plugin = this.plugin;
+    const revoke = plugin?.instance.revokeSessions;
+    if (!plugin || !revoke || !this.sessionsRevocable) return 0;
+    return guardPluginCall(plugin.name, 'revokeSessions', PLUGIN_TIMEOUT_MS, () => revoke.call(plugin.instance));
+  }
+
+  /** One warning a minute while credential checks are refused: a flood must not become a flood of log lines. */
+  private warnBusy(): void {
+    const now = this.clock.now();
+    if (now - this.busyWarnedAt < 60_000) return;
+    this.busyWarnedAt = now;
+    this.log.warn(this.gate.load, 'refusing password and API key checks: more are waiting than the hashing queue holds (a guessing attack?)');
+  }
+
+  /**
+   * One credential check for `client`: reserved against `limiter` before it runs (429 when the client has no
+   * attempt left), recorded as a success or failure by its result (null = wrong). A check the gate refuses
+   * (429) or that fails reaches no verdict and counts for nothing.
+   */
+  private async attempt<T>(ctx: Context | undefined, limiter: FailedLoginLimiter, client: string, check: () => Promise<T | null>): Promise<T | null> {
+    const wait = limiter.reserve(client);
+    if (wait > 0) {
+      ctx?.set('Retry-After', String(wait));
+      throw new TooManyRequestsError(wait);
+    }
+    let result: T | null;
+    try {
+      result = await check();
+    } catch (err: unknown) {
+      limiter.release(client);
+      if (err instanceof CredentialChecksBusyError) {
+        ctx?.set('Retry-After', String(err.retryAfterSeconds));
+        this.warnBusy();
+      }
+      throw err;
+    }
+    if (result === null) limiter.recordFailure(client);
+    else limiter.recordSuccess(client);
+    return result;
   }
 
   /**
    * CSRF: a browser attaches its credentials (our session cookie, cached Basic credentials, the forward-auth
-   * proxy's cookie) to requests that other sites start. A session needs a same-site Origin/Referer; Basic and
-   * proxy identities are refused only when a browser names another site, so scripts and curl (which send
-   * neither header) keep working. API keys are never sent by a browser on its own.
+   * proxy's cookie) to requests that other sites start. `refuseCrossSiteWrites` has already refused every
+   * request a browser marks as another site's; a session additionally needs a same-site Origin/Referer, since
+   * only a browser holds it. Basic and proxy identities without any Origin are scripts and curl.
    */
   private refuseCrossSite(req: AuthRequest, identity: Identity): void {
     if (identity.via === 'api-key') return;
+    const crossSite = crossSiteReason(req);
+    if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const { origin, sameSite } = requestOrigin(req);
-    if (sameSite) return;
-    if (identity.via !== 'session' && origin === undefined) return;
-    throw new CrossSiteRequestError(origin);
+    if (identity.via === 'session' && !sameSite) throw new CrossSiteRequestError(origin === undefined ? { kind: 'session-without-origin' } : { kind: 'origin', origin }, this.type);
   }
 }

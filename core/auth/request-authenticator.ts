@@ -36,4 +36,8 @@ export interface RequestAuthenticator {
   login(req: AuthRequest, credentials: { username: string; password: string }): Promise<LoginResult>;
   /** Ends the request's session, if any; returns the `Set-Cookie` value that clears the cookie. */
   logout(req: AuthRequest): Promise<string>;
+  /** Whether the auth mode keeps sessions that `revokeSessions` can end (basic). */
+  readonly sessionsRevocable: boolean;
+  /** Ends every session; returns how many ended. */
+  revokeSessions(): Promise<number>;
 }

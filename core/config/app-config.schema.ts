@@ -14,6 +14,10 @@ const Server = Type.Object(
     host: Type.String({ default: '127.0.0.1', minLength: 1, description: 'address to listen on; 0.0.0.0 or :: for every interface' }),
     port: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'TCP port (env PORT overrides it)' }),
     shutdown_timeout_ms: Type.Integer({ default: 10000, minimum: 0, maximum: 120000, description: 'how long a shutdown waits for in-flight requests' }),
+    allowed_hosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'host names besides localhost, IP addresses and server.host that requests may name in Host (the names a reverse proxy passes on)',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

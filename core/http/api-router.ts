@@ -30,6 +30,7 @@ export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouter
   for (const spec of routes) {
     const handlers = [authorize(spec, options.authenticator)];
     if (spec.body) handlers.push(requireJson, parseJson);
+    else if (spec.method !== 'get') handlers.push(refuseFormBody);
     handlers.push(handle(spec, options));
     router.register(spec.path, [spec.method.toUpperCase()], handlers);
   }
@@ -97,6 +98,19 @@ function jsonBodyParser(): Middleware {
 async function requireJson(ctx: Context, next: Next): Promise<void> {
   if (!ctx.is('application/json') && !ctx.is('+json')) {
     ctx.throw(415, `send the body as application/json (got ${ctx.get('content-type') || 'no content type'})`);
+  }
+  await next();
+}
+
+/**
+ * A route without a body still refuses a form's content type (urlencoded, multipart, text/plain): an old
+ * browser sent such a cross-site form POST without an Origin header, so this is what stops it. Scripts send no
+ * body (and no content type) or JSON.
+ */
+async function refuseFormBody(ctx: Context, next: Next): Promise<void> {
+  const type = ctx.get('content-type');
+  if (type !== '' && !ctx.is('application/json') && !ctx.is('+json')) {
+    throw new ValidationError([{ path: 'headers.content-type', message: 'must be absent (this route takes no body) or application/json' }], `this route takes no body; send none, or JSON (got Content-Type ${type.slice(0, 100)})`);
   }
   await next();
 }

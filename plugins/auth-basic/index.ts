@@ -1,6 +1,7 @@
 import { definePlugin, isSecretHash, PLUGIN_API_VERSION, Type, type AuthRequest, type Identity } from '@crateflow/sdk';
 import { basicCredentials } from './basic-credentials.js';
 import { CredentialCheck } from './credential-check.js';
+import { credentialsChanged, credentialStamp } from './credential-stamp.js';
 import { SessionStore } from './session-store.js';
 
 const Config = Type.Object(
@@ -49,6 +50,11 @@ export default definePlugin({
       type: 'basic',
       challenge: 'Basic realm="crateflow", charset="UTF-8"',
       async start() {
+        // A start with other credentials than the sessions were signed in with ends them all.
+        if (await credentialsChanged(await credentialStamp(config, storage), storage)) {
+          const ended = await sessions.endAll();
+          if (ended > 0) log.info({ ended }, 'the credentials in ui.auth changed: every session has ended');
+        }
         await sessions.sweep();
       },
       async authenticate(req: AuthRequest): Promise<Identity | null> {
@@ -68,6 +74,9 @@ export default definePlugin({
       },
       async logout(sessionToken) {
         await sessions.end(sessionToken);
+      },
+      async revokeSessions() {
+        return sessions.endAll();
       },
     };
   },

@@ -53,6 +53,13 @@ export class SessionStore {
     await this.storage.delete(keyOf(token));
   }
 
+  /** Ends every session (credentials changed, or an admin asked); returns how many there were. */
+  async endAll(): Promise<number> {
+    const keys = [...this.storage.entries(PREFIX)].map(([key]) => key);
+    await Promise.all(keys.map((key) => this.storage.delete(key)));
+    return keys.length;
+  }
+
   /** Removes every expired (or unreadable) session. */
   async sweep(): Promise<void> {
     const now = this.clock.now();

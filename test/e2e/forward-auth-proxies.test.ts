@@ -51,12 +51,12 @@ async function accessControl(): Promise<{ rules: ForwardAuthRule[]; defaultPolic
   return { rules, defaultPolicy: asPolicy(field(block, 'default_policy')) };
 }
 
-/** Crateflow's ui.auth block from the example, with ${CRATEFLOW_NODE_RED_KEY} filled in as load-config does. */
-async function crateflowAuthBlock(): Promise<unknown> {
+/** Crateflow's server.allowed_hosts and ui.auth blocks from the example, with ${CRATEFLOW_NODE_RED_KEY} filled in as load-config does. */
+async function crateflowConfig(): Promise<Record<string, unknown>> {
   const problems: PathProblem[] = [];
   const document = substituteEnv(parse(await readFile(new URL('crateflow-proxy-auth.yaml', DEPLOY), 'utf8')), { CRATEFLOW_NODE_RED_KEY: NODE_RED_KEY }, problems);
   assert.deepEqual(problems, []);
-  return field(field(document, 'ui'), 'auth');
+  return { server: { allowed_hosts: field(field(document, 'server'), 'allowed_hosts') }, ui: { auth: field(field(document, 'ui'), 'auth') } };
 }
 
 function field(value: unknown, key: string): unknown {
@@ -87,7 +87,7 @@ async function deploy(): Promise<Deployment> {
       'carol-2fa': { user: 'carol', groups: [], name: 'Carol', twoFactor: true },
     },
   });
-  const app = await startApp({ config: { ui: { auth: await crateflowAuthBlock() } } });
+  const app = await startApp({ config: await crateflowConfig() });
   const tls = spawnSync(commands.openssl ?? 'openssl', [
     'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${SITE}`,
     '-addext', `subjectAltName=DNS:${SITE},DNS:${API_SITE}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),

@@ -27,6 +27,7 @@ const ACCESS: Record<string, Access> = {
   'GET /api/v1/auth/info': 'public',
   'POST /api/v1/auth/login': 'public',
   'POST /api/v1/auth/logout': 'public',
+  'POST /api/v1/auth/sessions/revoke': 'admin',
   'GET /api/v1/openapi.json': 'public',
   'GET /api/v1/plugins': 'viewer',
   'GET /api/v1/queue/pending': 'viewer',
@@ -90,6 +91,11 @@ const CALLERS: readonly Caller[] = [
   { name: 'spoofed, untrusted + XFF 127.0.0.1', peer: 'untrusted', headers: () => ({ ...remote('mallory', 'music-admins'), 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1' }), role: () => undefined },
   { name: 'spoofed, untrusted + XFF ::1', peer: 'untrusted', headers: () => ({ ...remote('mallory', 'music-admins'), 'x-forwarded-for': '::1, 127.0.0.1' }), role: () => undefined },
   { name: 'two Remote-User headers', peer: 'v6-loopback', headers: () => ({ ...remote('alice', 'music-admins'), 'remote-user': 'alice, mallory' }), role: () => undefined },
+  // Issue #16 point 1: a DNS-rebound page (any Host name that is not ours) gets 421 everywhere, whatever it
+  // carries; a page of another site gets 403 for every state-changing route, whatever the browser lends it.
+  { name: 'DNS-rebound Host + API key admin', peer: 'untrusted', headers: () => ({ host: 'rebind.attacker.example', 'x-api-key': KEYS.admin }), role: viaKey('admin') },
+  { name: 'cross-site page + basic admin', peer: 'untrusted', headers: () => ({ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', authorization: basic('admin', PASSWORD) }), role: (m) => (m === 'basic' ? 'admin' : undefined) },
+  { name: 'cross-site page + proxy admin', peer: 'v4-loopback', headers: () => ({ ...remote('alice', 'music-admins'), origin: 'https://evil.example' }), role: (m) => (m === 'proxy' ? 'admin' : undefined) },
 ];
 
 async function authConfig(mode: Mode): Promise<Record<string, unknown>> {
@@ -110,8 +116,10 @@ async function authConfig(mode: Mode): Promise<Record<string, unknown>> {
   };
 }
 
-/** What the matrix expects: `ok` (the route ran: any answer but 401/403/5xx), or a 401/403. */
-function expected(mode: Mode, caller: Caller, access: Access, route: string): 'ok' | '401' | '403' {
+/** What the matrix expects: `ok` (the route ran: any answer but 401/403/5xx), or a 401/403/421. */
+function expected(mode: Mode, caller: Caller, access: Access, route: string): 'ok' | '401' | '403' | '421' {
+  if (caller.name.startsWith('DNS-rebound')) return '421';
+  if (caller.name.startsWith('cross-site') && !route.startsWith('GET ')) return '403';
   if (route === 'POST /api/v1/auth/login') return '401'; // always posted with a wrong password: the route itself says 401
   // Logging out is a state change: with a session cookie it needs a same-site Origin (login CSRF's twin).
   if (route === 'POST /api/v1/auth/logout' && caller.name === 'forged session cookie') return '403';
@@ -126,7 +134,7 @@ function expected(mode: Mode, caller: Caller, access: Access, route: string): 'o
 }
 
 function classify(status: number): string {
-  if (status === 401 || status === 403) return String(status);
+  if (status === 401 || status === 403 || status === 421) return String(status);
   if (status >= 500 || status === 429 || status === 0) return `bad ${status}`;
   return 'ok';
 }
@@ -186,7 +194,7 @@ describe('auth matrix: every route × auth mode × caller', () => {
         assert.ok(token, 'the login set a session cookie');
         return token;
       };
-      const session = await login();
+      let session = await login();
       const sessionToEnd = await login();
 
       const table: string[][] = [];
@@ -214,7 +222,9 @@ describe('auth matrix: every route × auth mode × caller', () => {
           const got = classify(response.status);
           row.push(`${response.status}${got === want ? '' : '!'}`);
           if (got !== want) mismatches.push(`${mode} | ${caller.name} | ${route.label}: expected ${want}, got ${response.status} ${response.text.slice(0, 160)}`);
-          if (response.status === 401 || response.status === 403) {
+          // Revoking ends every session, the matrix's own included: sign in again for the routes after it.
+          if (route.label === 'POST /api/v1/auth/sessions/revoke' && response.status === 200) session = await login();
+          if (response.status === 401 || response.status === 403 || response.status === 421) {
             assert.match(String(response.headers['content-type']), /^application\/problem\+json/, `${route.label}: a problem answer`);
             if (response.status === 401) assert.ok(response.headers['www-authenticate'], `${route.label}: 401 names a challenge`);
           }

@@ -9,6 +9,7 @@ export interface ServiceConfigBlocks {
   log?: Block;
   download_client?: Block;
   library?: Block;
+  ui?: Block;
   webhooks?: Block[];
 }
 
@@ -26,6 +27,7 @@ export async function writeServiceConfig(dir: string, port: number, blocks: Serv
     log: { level: 'warn', ...blocks.log },
     download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete'), ...blocks.download_client },
     library: { type: 'filesystem', path: join(dir, 'music'), ...blocks.library },
+    ...(blocks.ui ? { ui: blocks.ui } : {}),
     ...(blocks.webhooks ? { webhooks: blocks.webhooks } : {}),
   };
   await writeFile(path, JSON.stringify(config));

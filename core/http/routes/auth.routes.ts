@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
+import { CredentialChecksBusyError } from '../../errors/credential-checks-busy-error.js';
 import { TooManyRequestsError } from '../../errors/too-many-requests-error.js';
 import { AuthInfo, authInfoOf } from './auth-info.routes.js';
 
@@ -34,7 +35,7 @@ export function authRoutes(deps: { authenticator: RequestAuthenticator }): Route
           setHeader('Cache-Control', 'no-store');
           return authInfoOf(authenticator, identity);
         } catch (err: unknown) {
-          if (err instanceof TooManyRequestsError) setHeader('Retry-After', String(err.retryAfterSeconds));
+          if (err instanceof TooManyRequestsError || err instanceof CredentialChecksBusyError) setHeader('Retry-After', String(err.retryAfterSeconds));
           throw err;
         }
       },

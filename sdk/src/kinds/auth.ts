@@ -24,6 +24,11 @@ export interface AuthRequest {
   from_trusted_proxy?: boolean;
   /** The client's address for logs and limits: the peer, or the right-most untrusted `X-Forwarded-For` hop behind a trusted proxy. */
   client_address?: string;
+  /**
+   * Lower-case names of headers that arrived more than once (their values are joined in `headers`, so a
+   * comma-separated header such as `Remote-Groups` cannot show it otherwise). Absent from older servers.
+   */
+  repeated_headers?: readonly string[];
 }
 
 /**
@@ -65,4 +70,12 @@ export interface AuthProvider extends PluginLifecycle {
   login?(credentials: { username: string; password: string }, req: AuthRequest): Promise<{ session_token: string; identity: Identity; max_age_s?: number } | null>;
   /** Ends a session (no error when it does not exist). */
   logout?(session_token: string): Promise<void>;
+  /**
+   * Ends every session (`POST /api/v1/auth/sessions/revoke`, admin only); returns how many ended. Plugins
+   * without sessions of their own leave it out, and the route is then absent.
+   *
+   * @example
+   * async revokeSessions() { return sessions.endAll(); }
+   */
+  revokeSessions?(): Promise<number>;
 }

@@ -30,4 +30,16 @@ describe('FailedLoginLimiter', () => {
     for (const client of ['a', 'b', 'c']) limiter.recordFailure(client);
     assert.deepEqual(['a', 'b', 'c'].map((c) => limiter.retryAfterSeconds(c) > 0), [false, true, true]);
   });
+
+  it('counts reserved attempts against the limit until they end, and frees a released one', () => {
+    const limiter = new FailedLoginLimiter(new ManualClock(), { maxFailures: 2, windowMs: 60_000, maxClients: 100 });
+    assert.equal(limiter.reserve('a'), 0);
+    assert.equal(limiter.reserve('a'), 0);
+    assert.equal(limiter.reserve('a'), 1, 'two checks in flight fill the limit of 2');
+    limiter.release('a');
+    assert.equal(limiter.reserve('a'), 0, 'a check without verdict gives its attempt back');
+    limiter.recordFailure('a');
+    limiter.recordSuccess('a');
+    assert.equal(limiter.reserve('a'), 0, 'a success clears the failures');
+  });
 });

@@ -7,7 +7,7 @@ import { startApp, type StartedApp } from '../../helpers/start-app.js';
 const ALICE = { 'remote-user': 'alice', 'remote-groups': 'music-admins,music', 'remote-name': 'Alice Liddell', 'remote-email': 'alice@example.com' };
 
 async function start(t: TestContext, auth: Record<string, unknown>): Promise<StartedApp> {
-  const app = await startApp({ config: { server: { host: '::' }, ui: { auth: { enabled: true, type: 'proxy', ...auth } } } });
+  const app = await startApp({ config: { server: { host: '::', allowed_hosts: ['music.example.com'] }, ui: { auth: { enabled: true, type: 'proxy', ...auth } } } });
   t.after(() => app.close());
   return app;
 }
@@ -51,7 +51,7 @@ describe('proxy mode', () => {
       body: JSON.stringify({ artist: 'CSRF', album: String(Math.random()) }),
     });
     assert.equal((await post({ origin: 'https://evil.example' })).status, 403);
-    assert.equal((await post({ origin: 'https://music.example.com', host: 'music.example.com' })).status, 201);
+    assert.equal((await post({ origin: 'https://music.example.com', host: 'music.example.com' })).status, 201, 'a name in server.allowed_hosts');
     assert.equal((await post({})).status, 201, 'a script sends no Origin');
   });
 

@@ -40,14 +40,12 @@ export async function run(): Promise<void> {
 
     const doc = await app.crateflow.container.resolve<Database>(Tokens.Database).document<CoreData>('crateflow', emptyCoreData);
     const writesBefore = doc.writeCount;
-    let next = 0;
     const approvals = await measureHttp({
       url: app.baseUrl,
       method: 'POST',
       connections: CONNECTIONS,
       seconds: APPROVE_SECONDS,
-      amount: ids.length,
-      nextPath: () => `/api/v1/queue/${ids[next++ % ids.length] ?? ''}/approve`,
+      requests: ids.map((id) => ({ path: `/api/v1/queue/${id}/approve` })),
     });
     const writes = doc.writeCount - writesBefore;
     const approved = Object.values(doc.data.queue).filter((item) => item.status === 'approved').length;

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const READY_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5000;
 
 /** A server started as a child process on its own port, answering GET /health with 200. */
 export interface SpawnedServer {
@@ -13,7 +14,7 @@ export interface SpawnedServer {
   baseUrl: string;
   /** Spawn to the first /health 200, in ms. */
   msToHealth: number;
-  /** SIGTERM, then SIGKILL if it has not exited within 5 s; resolves with the exit code (null after a signal). */
+  /** SIGTERM, then SIGKILL if it has not exited within `stopTimeoutMs`; resolves with the exit code (null after a signal). */
   stop(): Promise<number | null>;
 }
 
@@ -22,6 +23,8 @@ export interface SpawnOptions {
   /** Node's arguments (a script and its own arguments). The port is given in the PORT environment variable. */
   args: readonly string[];
   readyTimeoutMs?: number;
+  /** How long stop() waits after SIGTERM before SIGKILL (default 5 s; a big store takes longer to fold its log). */
+  stopTimeoutMs?: number;
 }
 
 /**
@@ -42,7 +45,7 @@ async function spawnOnPort(options: SpawnOptions, port: number): Promise<Spawned
   const child = spawn(process.execPath, options.args, { cwd: options.cwd, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const stop = () => stopProcess(child);
+  const stop = () => stopProcess(child, options.stopTimeoutMs ?? STOP_TIMEOUT_MS);
   try {
     await waitForHealth(port, child, () => stderr, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
   } catch (err: unknown) {
@@ -86,12 +89,12 @@ function healthStatus(port: number): Promise<number> {
   });
 }
 
-/** SIGTERM (tsx's CLI passes it on to the server), then SIGKILL if it has not exited within 5 s. */
-async function stopProcess(child: ChildProcess): Promise<number | null> {
+/** SIGTERM (tsx's CLI passes it on to the server), then SIGKILL if it has not exited within `timeoutMs`. */
+async function stopProcess(child: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await exited;
   clearTimeout(killer);
   return code;

@@ -30,32 +30,35 @@ export function benchCandidate(index: number, prefix = 'Scale') {
 /**
  * Fills a running service's queue through its public API the way a year of use would leave it: `size` items,
  * 90% decided (approved or rejected, half each) and 10% pending. Candidates go in batches of 1000 (the most one
- * POST /api/v1/queue takes) and decisions by ids in batches of 1000.
+ * POST /api/v1/queue takes) and each batch is decided by ids before the next is added, as a user would: the
+ * store never holds more live (undecided) items than a year of use leaves, so a limit on live items is not hit.
  */
 export async function fillQueue(baseUrl: string, size: number): Promise<FilledQueue> {
-  const added: PendingItem[] = [];
-  const addStarted = performance.now();
+  const pending: PendingItem[] = [];
+  let addMs = 0;
+  let decideMs = 0;
   for (let offset = 0; offset < size; offset += BATCH) {
+    const addStarted = performance.now();
     const batch = Array.from({ length: Math.min(BATCH, size - offset) }, (_, i) => benchCandidate(offset + i));
-    added.push(...itemsOf(await postJson(`${baseUrl}/api/v1/queue`, batch, 201)));
-  }
-  if (added.length !== size) throw new Error(`expected ${size} new queue items, got ${added.length} (duplicates skipped?)`);
-  const addMs = performance.now() - addStarted;
+    const added = itemsOf(await postJson(`${baseUrl}/api/v1/queue`, batch, 201));
+    addMs += performance.now() - addStarted;
+    if (added.length !== batch.length) throw new Error(`expected ${batch.length} new queue items, got ${added.length} (duplicates skipped?)`);
 
-  const decideStarted = performance.now();
-  const pending = added.filter((_, i) => i % PENDING_EVERY === 0);
-  const decided = added.filter((_, i) => i % PENDING_EVERY !== 0);
-  const approve = decided.filter((_, i) => i % 2 === 0).map((item) => item.id);
-  const reject = decided.filter((_, i) => i % 2 === 1).map((item) => item.id);
-  for (const [verb, ids] of [['approve', approve], ['reject', reject]] as const) {
-    for (let offset = 0; offset < ids.length; offset += BATCH) {
-      const chunk = ids.slice(offset, offset + BATCH);
-      const answer = await postJson(`${baseUrl}/api/v1/queue/${verb}`, { ids: chunk });
-      const count = answer && typeof answer === 'object' && 'count' in answer ? answer.count : undefined;
-      if (count !== chunk.length) throw new Error(`POST /api/v1/queue/${verb} decided ${String(count)} of ${chunk.length} items`);
-    }
+    const decideStarted = performance.now();
+    const decided = added.filter((_, i) => (offset + i) % PENDING_EVERY !== 0);
+    pending.push(...added.filter((_, i) => (offset + i) % PENDING_EVERY === 0));
+    await decide(baseUrl, 'approve', decided.filter((_, i) => i % 2 === 0));
+    await decide(baseUrl, 'reject', decided.filter((_, i) => i % 2 === 1));
+    decideMs += performance.now() - decideStarted;
   }
-  return { pending, addMs, decideMs: performance.now() - decideStarted };
+  return { pending, addMs, decideMs };
+}
+
+async function decide(baseUrl: string, verb: 'approve' | 'reject', items: readonly PendingItem[]): Promise<void> {
+  if (items.length === 0) return;
+  const answer = await postJson(`${baseUrl}/api/v1/queue/${verb}`, { ids: items.map((item) => item.id) });
+  const count = answer && typeof answer === 'object' && 'count' in answer ? answer.count : undefined;
+  if (count !== items.length) throw new Error(`POST /api/v1/queue/${verb} decided ${String(count)} of ${items.length} items`);
 }
 
 /** The `{id, mbid}` of every item in a POST /api/v1/queue answer (`{ items, duplicates }`). */

@@ -14,7 +14,7 @@ export interface SideBySideOptions {
 /**
  * Measures several servers in alternating short rounds instead of one long run each, so a burst of other work
  * on the machine hurts all of them alike rather than whichever ran at that moment. Throughput is over all
- * rounds; p50/p99 are the median of the rounds' values (autocannon's histograms cannot be merged).
+ * rounds; p50/p99 are the median of the rounds' values (wrk reports percentiles, not its histogram, so rounds cannot be merged).
  */
 export async function measureSideBySide(options: SideBySideOptions): Promise<LoadResult[]> {
   const { urls, connections } = options;

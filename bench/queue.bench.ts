@@ -4,61 +4,62 @@ import { emptyCoreData, type CoreData } from '../core/storage/core-data.js';
 import { Tokens } from '../core/di/tokens.js';
 import { createLogger } from '../core/logging/create-logger.js';
 import { startApp, type StartedApp } from '../test/helpers/start-app.js';
+import type { BenchOptions } from './bench-options.js';
 import { startBareJsonServer } from './bare-json-server.js';
 import { measureHttp, type LoadResult } from './measure-http.js';
 import { measureSideBySide } from './measure-side-by-side.js';
 import { percent, printTable } from './print-table.js';
 import { runWhenMain } from './run-when-main.js';
 
-const ITEMS = 10_000;
 const BATCH = 1000;
 const CONNECTIONS = 32;
-const PAGE_SECONDS = 8;
-const APPROVE_SECONDS = 8;
+const FULL = { items: 10_000, pageSeconds: 8, approveSeconds: 8, rounds: 4, warmUpSeconds: 2 };
+const QUICK = { items: 2000, pageSeconds: 2, approveSeconds: 4, rounds: 2, warmUpSeconds: 1 };
 
 /**
- * Issue 3, point 9, with 10,000 pending items: the time to add them, `GET /api/v1/queue/pending` (a page of 50)
+ * Issue 3, point 9, with 10,000 pending items (2,000 with --quick): the time to add them, `GET /api/v1/queue/pending` (a page of 50)
  * beside a bare node:http server answering the same page from memory, and persisted approvals per second
  * (each 200 only after its approval is on disk) with the store's write count to show group commit.
  */
-export async function run(): Promise<void> {
+export async function run(options: BenchOptions = { quick: false }): Promise<void> {
+  const scale = options.quick ? QUICK : FULL;
+  const items = scale.items;
   const app = await startApp({ log: createLogger('warn'), validateResponses: false });
   let page: unknown;
   const bare = await startBareJsonServer(() => page);
   const bareSerialized = await startBareJsonServer(() => page, { serializeOnce: true });
   try {
-    const { ids, ms } = await addCandidates(app);
+    const { ids, ms } = await addCandidates(app, items);
     page = await (await fetch(`${app.baseUrl}/api/v1/queue/pending`)).json();
     const [bareResult, bareSerializedResult, appResult] = await measureSideBySide({
       urls: [`${bare.url}/api/v1/queue/pending`, `${bareSerialized.url}/api/v1/queue/pending`, `${app.baseUrl}/api/v1/queue/pending`],
       connections: CONNECTIONS,
-      seconds: PAGE_SECONDS,
-      rounds: 4,
-      warmUpSeconds: 2,
+      seconds: scale.pageSeconds,
+      rounds: scale.rounds,
+      warmUpSeconds: scale.warmUpSeconds,
     });
     if (!bareResult || !bareSerializedResult || !appResult) throw new Error('expected one result per server');
 
     const doc = await app.crateflow.container.resolve<Database>(Tokens.Database).document<CoreData>('crateflow', emptyCoreData);
     const writesBefore = doc.writeCount;
-    let next = 0;
     const approvals = await measureHttp({
       url: app.baseUrl,
       method: 'POST',
       connections: CONNECTIONS,
-      seconds: APPROVE_SECONDS,
-      amount: ids.length,
-      nextPath: () => `/api/v1/queue/${ids[next++ % ids.length] ?? ''}/approve`,
+      seconds: scale.approveSeconds,
+      requests: ids.map((id) => ({ path: `/api/v1/queue/${id}/approve` })),
     });
     const writes = doc.writeCount - writesBefore;
-    const approved = Object.values(doc.data.queue).filter((item) => item.status === 'approved').length;
+    // Counted from the answers: each 200 is sent only once its approval is on disk, wherever the store keeps it.
+    const approved = approvals.completed;
 
     const row = (name: string, r: LoadResult) => [name, r.requestsPerSecond, r.p50Ms, r.p99Ms, r.cpuMicrosPerRequest, r.failures, `${r.seconds} s`];
     const header = ['measurement', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'failures', 'time'];
     printTable(
-      `Queue with ${ITEMS.toLocaleString('en-US')} pending items, ${CONNECTIONS} connections`,
+      `Queue with ${items.toLocaleString('en-US')} pending items, ${CONNECTIONS} connections`,
       header,
       [
-        [`add ${ITEMS.toLocaleString('en-US')} candidates (POST /api/v1/queue, ${BATCH} per request)`, Math.round((ITEMS * 1000) / ms), '', '', '', '', `${Math.round(ms)} ms`],
+        [`add ${items.toLocaleString('en-US')} candidates (POST /api/v1/queue, ${BATCH} per request)`, Math.round((items * 1000) / ms), '', '', '', '', `${Math.round(ms)} ms`],
         row('GET /queue/pending, bare node:http', bareResult),
         row('GET /queue/pending, bare node:http, serialised once', bareSerializedResult),
         row('GET /queue/pending, crateflow', appResult),
@@ -79,12 +80,12 @@ export async function run(): Promise<void> {
   }
 }
 
-/** Adds ITEMS distinct candidates in batches of BATCH and returns their ids and the total time. */
-async function addCandidates(app: StartedApp): Promise<{ ids: string[]; ms: number }> {
+/** Adds `items` distinct candidates in batches of BATCH and returns their ids and the total time. */
+async function addCandidates(app: StartedApp, items: number): Promise<{ ids: string[]; ms: number }> {
   const ids: string[] = [];
   const started = performance.now();
-  for (let offset = 0; offset < ITEMS; offset += BATCH) {
-    const batch = Array.from({ length: BATCH }, (_, i) => ({
+  for (let offset = 0; offset < items; offset += BATCH) {
+    const batch = Array.from({ length: Math.min(BATCH, items - offset) }, (_, i) => ({
       artist: `Bench Artist ${offset + i}`,
       album: `Bench Album ${offset + i}`,
       source: 'bench',
@@ -100,7 +101,7 @@ async function addCandidates(app: StartedApp): Promise<{ ids: string[]; ms: numb
     ids.push(...idsOf(added));
   }
   const ms = performance.now() - started;
-  if (ids.length !== ITEMS) throw new Error(`expected ${ITEMS} new queue items, got ${ids.length}`);
+  if (ids.length !== items) throw new Error(`expected ${items} new queue items, got ${ids.length}`);
   return { ids, ms };
 }
 

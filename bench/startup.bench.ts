@@ -1,22 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
 import { bundleCrateflow, DEFAULT_BUNDLE } from '../core/build/bundle-crateflow.js';
+import type { BenchOptions } from './bench-options.js';
 import { median, printTable } from './print-table.js';
+import { cpuMs, processTree, residentMb } from './process-memory.js';
 import { runWhenMain } from './run-when-main.js';
+import { spawnServer } from './spawned-server.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 9;
+const QUICK_RUNS = 2;
 const IDLE_MS = 2000;
-const READY_TIMEOUT_MS = 10_000;
 const TARGET_MS = 300;
 const TARGET_MB = 60;
+/** Issue 17, point 4: the service idle with no data may weigh at most this much more than the stack alone. */
+const ABOVE_STACK_TARGET_MB = 8;
 
 interface Variant {
   name: string;
@@ -36,14 +38,16 @@ interface Sample {
 // A floor for comparison: the least any node HTTP service can do.
 const BARE_SERVER = `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end('{"status":"ok"}'); }).listen(+process.env.PORT, '127.0.0.1');`;
 
+const STACK_FLOOR = 'the stack alone (bench/stack-floor.ts)';
+const BUNDLE = 'bundle (dist/crateflow.mjs)';
 const STACK_FLOOR_SOURCE = join(ROOT, 'bench', 'stack-floor.ts');
 
 const variants = (stackFloorBundle: string): readonly Variant[] => [
   { name: 'bare node:http (floor)', args: () => ['-e', BARE_SERVER] },
-  { name: 'the stack alone (bench/stack-floor.ts)', args: () => [stackFloorBundle] },
+  { name: STACK_FLOOR, args: () => [stackFloorBundle] },
   { name: 'tsx CLI (.bin/tsx)', args: (config) => [join(ROOT, 'node_modules', '.bin', 'tsx'), '--conditions=crateflow-source', 'core/main.ts', '--config', config] },
   { name: 'node --import tsx', args: (config) => ['--import', 'tsx', '--conditions=crateflow-source', 'core/main.ts', '--config', config] },
-  { name: 'bundle (dist/crateflow.mjs)', args: (config) => [DEFAULT_BUNDLE, '--config', config] },
+  { name: BUNDLE, args: (config) => [DEFAULT_BUNDLE, '--config', config] },
   { name: 'bundle, node --optimize-for-size', args: (config) => ['--optimize-for-size', DEFAULT_BUNDLE, '--config', config] },
 ];
 
@@ -53,7 +57,8 @@ const variants = (stackFloorBundle: string): readonly Variant[] => [
  * `npm start` runs it measures the sources under tsx (CLI and loader), the bundle with V8's size-over-speed
  * flag, a bare node:http server, and the stack alone (bench/stack-floor.ts) — the floor the targets sit on.
  */
-export async function run(): Promise<void> {
+export async function run(options: BenchOptions = { quick: false }): Promise<void> {
+  const runs = options.quick ? QUICK_RUNS : RUNS;
   const dir = await mkdtemp(join(tmpdir(), 'crateflow-bench-startup-'));
   try {
     const config = join(dir, 'config.yaml');
@@ -65,9 +70,10 @@ export async function run(): Promise<void> {
     const all = variants(stackFloor);
     // Rounds take every variant in turn, so a burst of other work on the machine hurts all of them alike.
     const samplesOf = new Map<Variant, Sample[]>(all.map((variant) => [variant, []]));
-    for (let i = 0; i < RUNS; i++) {
+    for (let i = 0; i < runs; i++) {
       for (const variant of all) samplesOf.get(variant)?.push(await startOnce(variant, config));
     }
+    const samplesNamed = (name: string) => [...samplesOf].find(([variant]) => variant.name === name)?.[1] ?? [];
     for (const variant of all) {
       const samples = samplesOf.get(variant) ?? [];
       const ms = samples.map((s) => s.ms);
@@ -83,10 +89,11 @@ export async function run(): Promise<void> {
       ]);
     }
     printTable(
-      `Startup: spawn to first GET /health 200, ${RUNS} rounds of every variant; RSS after ${IDLE_MS / 1000} s idle`,
+      `Startup: spawn to first GET /health 200, ${runs} rounds of every variant; RSS after ${IDLE_MS / 1000} s idle`,
       ['how it starts', 'median ms', 'min ms', 'max ms', 'CPU ms', 'server RSS MB', 'all processes MB'],
       rows,
       [
+        idleAboveStack(samplesNamed(STACK_FLOOR), samplesNamed(BUNDLE)),
         `targets: < ${TARGET_MS} ms and < ${TARGET_MB} MB (all processes); reference service: ~600 ms, 113 MB`,
         'CPU ms: user + system time of the started process tree up to the first 200 (median); unlike wall time, other load barely changes it',
         `npm start runs: ${await startScript()}`,
@@ -141,98 +148,25 @@ function configYaml(dir: string): string {
   ].join('\n');
 }
 
-/** One start; a port taken between finding it free and the child binding it is retried on another. */
-async function startOnce(variant: Variant, config: string, attempt = 1): Promise<Sample> {
-  try {
-    return await startOnPort(variant, config, await freePort());
-  } catch (err: unknown) {
-    if (attempt < 3 && err instanceof Error && err.message.includes('EADDRINUSE')) return startOnce(variant, config, attempt + 1);
-    throw err;
-  }
+/** Issue 17, point 4: the service's idle RSS with no data beside the stack floor's, as a difference in MB. */
+function idleAboveStack(floor: readonly Sample[], service: readonly Sample[]): string {
+  const floorMb = median(floor.map((s) => s.serverMb));
+  const serviceMb = median(service.map((s) => s.serverMb));
+  const above = serviceMb - floorMb;
+  return `idle memory, no data: bundle ${serviceMb.toFixed(1)} MB, the stack alone ${floorMb.toFixed(1)} MB: ${above >= 0 ? '+' : ''}${above.toFixed(1)} MB (target ≤ ${ABOVE_STACK_TARGET_MB} MB) ${above <= ABOVE_STACK_TARGET_MB ? 'PASS' : 'MISS'}`;
 }
 
-async function startOnPort(variant: Variant, config: string, port: number): Promise<Sample> {
-  const started = performance.now();
-  const child = spawn(process.execPath, variant.args(config), { cwd: ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+/** One start of a variant: spawn to the first /health 200, its CPU until then, then its memory after IDLE_MS. */
+async function startOnce(variant: Variant, config: string): Promise<Sample> {
+  const server = await spawnServer({ cwd: ROOT, args: variant.args(config) });
   try {
-    await waitForHealth(port, child, () => stderr);
-    const ms = performance.now() - started;
-    const cpu = await Promise.all((await processTree(child.pid ?? 0)).map(cpuMs));
+    const cpu = await Promise.all((await processTree(server.pid)).map(cpuMs));
     await sleep(IDLE_MS);
-    const sizes = await Promise.all((await processTree(child.pid ?? 0)).map(residentMb));
-    return { ms, cpuMs: cpu.reduce((a, b) => a + b, 0), serverMb: sizes[sizes.length - 1] ?? 0, treeMb: sizes.reduce((a, b) => a + b, 0) };
+    const sizes = await Promise.all((await processTree(server.pid)).map(residentMb));
+    return { ms: server.msToHealth, cpuMs: cpu.reduce((a, b) => a + b, 0), serverMb: sizes[sizes.length - 1] ?? 0, treeMb: sizes.reduce((a, b) => a + b, 0) };
   } finally {
-    await stop(child);
+    await server.stop();
   }
-}
-
-/** Asks the OS for a free port, then releases it for the child to take (port 0 would not be reportable). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolvePort(address.port) : reject(new Error('no TCP address'))));
-    });
-  });
-}
-
-async function waitForHealth(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
-  const deadline = performance.now() + READY_TIMEOUT_MS;
-  while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before answering /health:\n${stderr()}`);
-    if ((await healthStatus(port)) === 200) return;
-    await sleep(2);
-  }
-  throw new Error(`no /health 200 on port ${port} within ${READY_TIMEOUT_MS} ms:\n${stderr()}`);
-}
-
-/** The status of one GET /health, or 0 while nothing listens yet. */
-function healthStatus(port: number): Promise<number> {
-  return new Promise((resolveStatus) => {
-    const req = get({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
-      res.resume();
-      resolveStatus(res.statusCode ?? 0);
-    });
-    // Refused or reset: the server is not up yet, which is what we are polling for.
-    req.on('error', () => resolveStatus(0));
-  });
-}
-
-/** The pid and its descendants, parents first (Linux: /proc/<pid>/task/<pid>/children). */
-async function processTree(pid: number): Promise<number[]> {
-  const text = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  const children = text.split(/\s+/).filter(Boolean).map(Number);
-  const below = await Promise.all(children.map(processTree));
-  return [pid, ...below.flat()];
-}
-
-/** utime + stime of a process (all its threads), from /proc/<pid>/stat, in ms (Linux clock ticks are 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the parenthesised command name start at field 3 (state); utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-async function residentMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(kb) / 1024;
-}
-
-/** SIGTERM (tsx's CLI passes it on to the server), then SIGKILL if it has not exited within 5 s. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(killer);
 }
 
 runWhenMain(import.meta.url, run);

@@ -36,12 +36,22 @@ export class EventBus {
   /** Adds an event to the journal. Call inside a store mutation, before its commit. */
   record(type: EventType, data: EventData): DomainEvent {
     const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
-    const sinks = this.plugins.sinks.map((s) => s.name);
+    const sinks = this.plugins.sinks.filter((sink) => this.wants(sink, type)).map((sink) => sink.name);
     if (sinks.length > 0) {
       this.doc.data.journal[event.id] = { event, pending: sinks };
       this.doc.touch('journal', event.id);
     }
     return event;
+  }
+
+  /** Whether `sink` takes events of `type`; a sink whose `accepts()` throws is given everything (nothing is lost). */
+  private wants(sink: LoadedPluginOf<'event-sink'>, type: EventType): boolean {
+    try {
+      return sink.instance.accepts?.(type) ?? true;
+    } catch (err: unknown) {
+      this.log.warn({ err, plugin: sink.name }, 'event sink accepts() failed; it is given the event');
+      return true;
+    }
   }
 
   /** Hands committed events to listeners and sinks. Never throws and never waits for a sink. */
@@ -54,7 +64,8 @@ export class EventBus {
           this.log.error({ err, event: event.type }, 'event listener failed; other listeners still run');
         }
       }
-      for (const sink of this.plugins.sinks) this.enqueue(sink.name, event.id);
+      const entry = this.doc.data.journal[event.id];
+      for (const sink of entry?.pending ?? []) this.enqueue(sink, event.id);
     }
     this.pump();
   }

@@ -178,7 +178,7 @@ describe('wishlist to download_completed through the quirky slskd fake, many alb
         download_client: {
           type: 'slskd', url: slskd.url, api_key: slskd.apiKey, downloads_dir: downloadsDir,
           poll_interval: '100ms', max_active: 5, stall_timeout: '2s',
-          search: { min_interval_ms: 250 }, retry_after_no_results_ms: 3_600_000,
+          search: { min_interval_ms: 400 }, retry_after_no_results_ms: 3_600_000,
         },
         library: { sync_interval: '1d' },
       },
@@ -219,7 +219,7 @@ describe('wishlist to download_completed through the quirky slskd fake, many alb
 
     const times = slskd.state.searchTimes;
     const gaps = times.slice(1).map((at, i) => at - (times[i] ?? at));
-    // Spacing is measured where the plugin sends the POST; arrival at the fake adds up to some tens of ms of jitter.
-    assert.ok(gaps.every((gap) => gap >= 200), `searches spaced by search.min_interval_ms (gaps ${gaps.join(', ')} ms)`);
+    // Spacing is decided where the plugin sends the POST; arrival at the fake adds jitter (up to ~100 ms on a loaded CI machine).
+    assert.ok(gaps.every((gap) => gap >= 300), `searches spaced by search.min_interval_ms (gaps ${gaps.join(', ')} ms)`);
   });
 });

@@ -1,25 +1,13 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api } from '../helpers/api-client.js';
-import { REPO_ROOT, TS_NODE_ARGS } from '../helpers/run-service.js';
-import { freePort, killAllServiceProcesses, SERVICE_CHILD, startServiceProcess } from '../resilience/service-process.js';
+import { freePort, killAllServiceProcesses, runServiceToExit, SERVICE_CHILD, startServiceProcess } from '../resilience/service-process.js';
 import { writeServiceConfig } from '../resilience/write-service-config.js';
 
 after(killAllServiceProcesses);
-
-/** Runs the service to its exit (it is expected to refuse to start) and returns what it printed. */
-async function runToExit(config: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [...TS_NODE_ARGS, SERVICE_CHILD, '--config', config], { cwd: REPO_ROOT, env: { ...process.env, CRATEFLOW_CONFIG: '', PORT: '' } });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, output };
-}
 
 /** Every file of the dir with its size and modification time: what "touched nothing" is checked against. */
 async function fingerprint(dir: string): Promise<string[]> {
@@ -43,11 +31,11 @@ describe('one process per data dir', () => {
 
     // Same data dir, another port: the lock refuses it.
     const otherPort = await writeServiceConfig(await mkdtemp(join(tmpdir(), 'crateflow-lock-b-')), await freePort(), { storage: { dir: data } });
-    const second = await runToExit(otherPort);
+    const second = await runServiceToExit(otherPort);
     assert.equal(second.code, 1);
     assert.match(second.output, /in use by another Crateflow process \(pid \d+\)/);
     // Same port and same dir (a second `npm start` by mistake): it cannot listen and stops before opening anything.
-    const third = await runToExit(config);
+    const third = await runServiceToExit(config);
     assert.equal(third.code, 1);
     assert.match(third.output, /could not listen/);
     assert.deepEqual(await fingerprint(data), before, 'a refused start changed the data dir');
@@ -83,7 +71,7 @@ describe('one process per data dir', () => {
     // This test process's pid stands for a live process that holds the lock (or a reused pid: the message says
     // how to clear it then).
     await writeFile(join(root, 'data', 'crateflow.lock'), `${process.pid}\n`);
-    const refused = await runToExit(config);
+    const refused = await runServiceToExit(config);
     assert.equal(refused.code, 1);
     assert.match(refused.output, new RegExp(`pid ${process.pid}.*delete .*crateflow\\.lock`));
   });

@@ -140,3 +140,15 @@ export async function residentMiB(pid: number): Promise<number> {
   if (!match?.[1]) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
+
+/** Runs the service child with `config` until it exits by itself (a start that must be refused); its output. */
+export async function runServiceToExit(config: string, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, SERVICE_CHILD, '--config', config], { cwd: REPO_ROOT, env: { ...process.env, CRATEFLOW_CONFIG: '', PORT: '' } });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(timer);
+  return { code, output };
+}

@@ -20,6 +20,14 @@ import type { PluginLifecycle } from './plugin-lifecycle.js';
 export interface EventSink extends PluginLifecycle {
   deliver(event: DomainEvent): Promise<void>;
   /**
+   * Optional: whether this sink wants events of `type` at all. The server then neither journals nor hands over
+   * events no sink wants, so they cost no extra disk flush. Leave it out to receive everything.
+   *
+   * @example
+   * accepts: (type) => type === 'download_completed',
+   */
+  accepts?(type: EventType): boolean;
+  /**
    * Optional: a sink that sends webhooks may offer this, and the server then serves `/api/v1/webhooks/*`
    * from it. Feature-detect it (`sink.admin?.targets()`); most sinks leave it out.
    */

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import type { Logger } from '@crateflow/sdk';
 import { apiNotFound, createApiRouter, type ApiRouterOptions } from './http/api-router.js';
+import { drainUnreadBody } from './http/drain-unread-body.js';
 import { problemDetails } from './http/problem-middleware.js';
 import { requestContext } from './http/request-context.js';
 import type { RouteSpec } from './http/route.js';
@@ -32,6 +33,7 @@ export function createApp(parts: AppParts): Koa {
   });
 
   const router = createApiRouter(parts.routes, parts);
+  app.use(drainUnreadBody());
   app.use(problemDetails());
   app.use(requestContext(parts.log));
   app.use(async (ctx, next) => (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? parts.health(ctx, next) : next()));

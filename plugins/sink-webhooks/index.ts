@@ -4,6 +4,7 @@ import { buildPayload, serializePayload } from './build-payload.js';
 import { deliveryId } from './delivery-id.js';
 import type { StoredDelivery } from './delivery-record.js';
 import { DeliveryStore } from './delivery-store.js';
+import { GoneReceivers } from './gone-receivers.js';
 import { Outbox } from './outbox.js';
 import { createWebhookAdmin } from './webhook-admin.js';
 import { duplicateNameProblems, WebhooksConfig, type WebhookConfig } from './webhook-config.schema.js';
@@ -36,7 +37,8 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
     connectionsPerOrigin: CONCURRENCY_PER_TARGET * Math.max(1, webhooks.size),
   });
   const store = new DeliveryStore(ctx.storage, ctx.log);
-  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET });
+  const gone = new GoneReceivers(ctx.storage);
+  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET, gone });
   const persisting = new Map<string, Promise<void>>();
 
   /** Stores one delivery per matching enabled webhook (once per event and webhook), then hands them to the outbox. */
@@ -81,7 +83,7 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
       await outbox.stop();
       await http.close();
     },
-    admin: createWebhookAdmin({ webhooks, store, outbox, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
+    admin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
   };
 }
 

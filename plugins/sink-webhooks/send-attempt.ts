@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { HttpRequestError, type HttpClient } from '@crateflow/sdk';
+import { parseRetryAfter, RETRY_AFTER_STATUSES } from './retry-after.js';
 import { deliveryHeaders } from './sign-delivery.js';
 
 /** Receivers answer webhooks with little or nothing; more than this is not read (and counts as a failure). */
@@ -30,6 +31,10 @@ export interface AttemptResult {
   error: string | null;
   duration_ms: number;
   aborted: boolean;
+  /** A 429 or 503 with a valid `Retry-After`: how long the receiver asked us to wait, in ms. */
+  retry_after_ms?: number;
+  /** The receiver answered `410 Gone`: the subscription is over, so this failure is final. */
+  gone?: boolean;
 }
 
 /**
@@ -58,11 +63,15 @@ export async function sendAttempt(http: HttpClient, input: AttemptInput): Promis
     });
     const duration_ms = elapsed();
     if (res.status >= 200 && res.status < 300) return { ok: true, status_code: res.status, error: null, duration_ms, aborted: false };
-    const error =
-      res.status >= 300 && res.status < 400
-        ? `redirect ${res.status} to ${res.headers.location ?? '(no location)'} not followed`
-        : `answered ${res.status}${excerpt(res.text())}`;
-    return { ok: false, status_code: res.status, error, duration_ms, aborted: false };
+    const failed = { ok: false, status_code: res.status, duration_ms, aborted: false };
+    if (res.status >= 300 && res.status < 400) {
+      return { ...failed, error: `redirect ${res.status} to ${res.headers.location ?? '(no location)'} not followed` };
+    }
+    if (res.status === 410) {
+      return { ...failed, gone: true, error: `answered 410 Gone${excerpt(res.text())}: final, no retries; the webhook is flagged as gone` };
+    }
+    const retryAfter = RETRY_AFTER_STATUSES.has(res.status) ? parseRetryAfter(res.headers['retry-after'], input.now) : undefined;
+    return { ...failed, error: `answered ${res.status}${excerpt(res.text())}`, ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }) };
   } catch (err: unknown) {
     const duration_ms = elapsed();
     if (err instanceof HttpRequestError) {

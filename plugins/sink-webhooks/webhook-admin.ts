@@ -10,6 +10,7 @@ import type {
 import { buildPayload, sampleEvent, serializePayload } from './build-payload.js';
 import { toDeliveryView } from './delivery-record.js';
 import type { DeliveryStore } from './delivery-store.js';
+import type { GoneReceivers } from './gone-receivers.js';
 import type { Outbox } from './outbox.js';
 import { sendAttempt, type AttemptTarget } from './send-attempt.js';
 import { deliveryHeaders } from './sign-delivery.js';
@@ -19,6 +20,7 @@ export interface WebhookAdminOptions {
   webhooks: ReadonlyMap<string, WebhookConfig>;
   store: DeliveryStore;
   outbox: Outbox;
+  gone: GoneReceivers;
   http: HttpClient;
   clock: Clock;
   userAgent: string;
@@ -30,9 +32,9 @@ const DEFAULT_TEST_TIMEOUT_MS = 10_000;
 
 /** The operator's view of the webhooks: list, test, read the delivery log, redeliver. */
 export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
-  const { webhooks, store, outbox, clock } = options;
+  const { webhooks, store, outbox, gone, clock } = options;
   return {
-    targets: () => [...webhooks.values()].map(toTarget),
+    targets: () => [...webhooks.values()].map((webhook) => toTarget(webhook, gone.since(webhook.name, webhook.url))),
 
     async test(input: WebhookTestRequest): Promise<WebhookTestOutcome> {
       const resolved = resolveTestTarget(input, webhooks);
@@ -70,6 +72,8 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         return { ok: false, reason: 'webhook-gone', message: `webhook "${record.webhook}" is ${state}` };
       }
       if (outbox.isSending(id)) return { ok: false, reason: 'in-flight', message: `delivery "${id}" is being sent right now` };
+      // A redelivery is the operator saying "try this receiver again": it lifts a 410 Gone flag.
+      await gone.clear(webhook.name);
       const now = clock.now();
       const queued = { ...record, status: 'pending' as const, round_attempts: 0, next_attempt_at: now, updated_at: new Date(now).toISOString() };
       await store.put(queued);
@@ -79,7 +83,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   };
 }
 
-function toTarget(webhook: WebhookConfig): WebhookTarget {
+function toTarget(webhook: WebhookConfig, goneSince: string | undefined): WebhookTarget {
   return {
     name: webhook.name,
     url: redactUrl(webhook.url),
@@ -88,6 +92,7 @@ function toTarget(webhook: WebhookConfig): WebhookTarget {
     timeout_ms: webhook.timeout_ms,
     retry: webhook.retry,
     has_secret: webhook.secret !== undefined,
+    ...(goneSince === undefined ? {} : { gone_at: goneSince }),
   };
 }
 

@@ -42,6 +42,9 @@ export const WebhookTarget = Type.Object(
     timeout_ms: Type.Integer(),
     retry: Type.Integer(),
     has_secret: Type.Boolean({ description: 'whether deliveries are signed; the secret itself is never shown' }),
+    gone_at: Type.Optional(
+      Type.String({ description: 'when the receiver answered 410 Gone: nothing is sent to it until a redelivery or a new url' }),
+    ),
   },
   { $id: 'WebhookTarget' },
 );

@@ -27,6 +27,7 @@ import { WishlistService } from './wishlist/wishlist-service.js';
 import { loadUiAssets } from './ui/ui-assets.js';
 import { serveUi } from './ui/serve-ui.js';
 import { newId } from './ids/new-id.js';
+import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
@@ -77,13 +78,14 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const problems = [...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
+  const problems = [...DefaultAuthenticator.check(config.ui.auth), ...OutboundAddressPolicy.check(config.webhooks_policy), ...checked.problems];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const database = await Database.open(config.storage.dir).catch((err: unknown) => {
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
-  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
+  const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
+  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress });
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData);

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Role } from '@crateflow/sdk';
+import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
 
 // The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
 // auth mode, webhooks and third-party plugins) are only checked here for the keys the core itself reads;
@@ -107,6 +108,7 @@ export const AppConfig = Type.Object(
     download_client: DownloadClientBlock,
     library: LibraryBlock,
     webhooks: Type.Array(Type.Unknown(), { default: [], description: 'outbound webhooks (see README)' }),
+    webhooks_policy: WebhooksPolicy,
     events: Events,
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
   },

@@ -26,14 +26,16 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
   const problems = duplicateNameProblems(ctx.config);
   if (problems.length > 0) throw new Error(problems.map((p) => `webhooks${p.path}: ${p.message}`).join('\n'));
   const webhooks = new Map<string, WebhookConfig>(ctx.config.map((webhook) => [webhook.name, webhook]));
-  warnAboutRefusedTargets(ctx);
+  // The plugin's floor (link-local, metadata) first; then the operator's webhooks_policy, when the host offers it.
+  const refuse = (address: string): string | undefined => refuseAddress(address) ?? ctx.refuseTargetAddress?.(address);
+  warnAboutRefusedTargets(ctx, refuse);
 
   const userAgent = `crateflow/${ctx.serverVersion}`;
   // One client for every webhook: the address policy is checked on the address actually connected to, and the
   // pool allows every webhook its own slots even when several share one origin.
   const http = createHttpClient({
     userAgent,
-    refuseAddress,
+    refuseAddress: refuse,
     connectionsPerOrigin: CONCURRENCY_PER_TARGET * Math.max(1, webhooks.size),
   });
   const store = new DeliveryStore(ctx.storage, ctx.log);
@@ -89,10 +91,10 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
 
 // A URL whose host is written as a refused address can never be delivered to; say so at startup rather than
 // only in the delivery log. (Names are checked when they are resolved, on every connection.)
-function warnAboutRefusedTargets(ctx: PluginContext<WebhooksConfig>): void {
+function warnAboutRefusedTargets(ctx: PluginContext<WebhooksConfig>, refuse: (address: string) => string | undefined): void {
   ctx.config.forEach((webhook, index) => {
     if (!URL.canParse(webhook.url)) return;
-    const reason = refuseAddress(new URL(webhook.url).hostname);
+    const reason = refuse(new URL(webhook.url).hostname);
     if (reason) ctx.log.warn({ webhook: webhook.name }, `webhooks[${index}].url: deliveries will be refused: ${reason}`);
   });
 }

@@ -56,7 +56,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
           success: result.ok,
           status_code: result.status_code,
           duration_ms: result.duration_ms,
-          ...(result.error === null ? {} : { error: result.error }),
+          ...(result.error === null ? {} : { error: callerError(result.status_code, result.error) }),
         },
       };
     },
@@ -108,6 +108,16 @@ function redactUrl(url: string): string {
     if (err instanceof TypeError) return url;
     throw err;
   }
+}
+
+/**
+ * What the caller of the test endpoint learns about a failure. The body a receiver answered with stays out:
+ * the endpoint reaches any LAN address, and an internal service's error page (stack traces, config, tokens)
+ * must not come back through it. The delivery log, which only operators read, keeps the excerpt.
+ */
+function callerError(statusCode: number | null, error: string): string {
+  if (statusCode === null || (statusCode >= 300 && statusCode < 400)) return error;
+  return statusCode === 410 ? 'answered 410 Gone' : `answered ${statusCode}`;
 }
 
 type ResolvedTarget = { ok: true; target: AttemptTarget } | Extract<WebhookTestOutcome, { ok: false }>;

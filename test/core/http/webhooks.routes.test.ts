@@ -152,13 +152,14 @@ describe('webhooks routes', () => {
       assert.equal(sent?.headers['x-webhook-signature'], await expectedHexSignature('adhoc', sent?.body ?? Buffer.alloc(0)));
     });
 
-    it('reports a failing live test once and never retries it', async () => {
-      receiver.respondWith(() => ({ status: 500, body: 'nope' }));
+    it('reports a failing live test once, without echoing the receiver\'s error body, and never retries it', async () => {
+      receiver.respondWith(() => ({ status: 500, body: 'Traceback: db password hunter2 at /srv/internal' }));
       const before = receiver.received.length;
       const res = await call(app, 'POST', '/webhooks/test', { key: ADMIN_KEY, body: { name: 'home-assistant' } });
       receiver.respondWith(() => ({}));
       assert.equal(res.status, 200);
-      assert.deepEqual({ ...obj(res.json), duration_ms: 0 }, { dry_run: false, success: false, status_code: 500, duration_ms: 0, error: 'answered 500: nope' });
+      assert.deepEqual({ ...obj(res.json), duration_ms: 0 }, { dry_run: false, success: false, status_code: 500, duration_ms: 0, error: 'answered 500' });
+      assert.doesNotMatch(res.text, /hunter2|Traceback|srv\/internal/);
       await clock.advance(120_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(receiver.received.length, before + 1);

@@ -10,6 +10,7 @@ import { Tokens } from './di/tokens.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
+import { createHttpServer } from './http/create-http-server.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/api-router.js';
 import type { RouteSpec } from './http/route.js';
@@ -118,7 +119,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       store: container.resolve(CoreStore),
       plugins,
     }),
-    ...eventStreamRoutes({ events, signal: shutdown.signal }),
+    ...eventStreamRoutes({
+      events,
+      signal: shutdown.signal,
+      maxStreams: config.server.max_event_streams,
+      maxUnreadBytes: config.server.event_stream_max_unread_bytes,
+    }),
   );
   const app = createApp({
     log,
@@ -153,9 +159,10 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     close,
     listen: () =>
       new Promise((resolve, reject) => {
-        const listening = app.listen(config.server.port, config.server.host);
+        const listening = createHttpServer(app.callback(), config.server, log);
         answerMalformedRequests(listening);
         listening.once('error', reject);
+        listening.listen(config.server.port, config.server.host);
         listening.once('listening', () => {
           server = listening;
           const address = listening.address();

@@ -15,6 +15,20 @@ const Server = Type.Object(
     host: Type.String({ default: '127.0.0.1', minLength: 1, description: 'address to listen on; 0.0.0.0 or :: for every interface' }),
     port: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'TCP port (env PORT overrides it)' }),
     shutdown_timeout_ms: Type.Integer({ default: 10000, minimum: 0, maximum: 120000, description: 'how long a shutdown waits for in-flight requests' }),
+    max_connections: Type.Integer({ default: 256, minimum: 1, maximum: 65535, description: 'open TCP connections at most; a connection beyond it is closed at once' }),
+    request_timeout_ms: Type.Integer({
+      default: 30000,
+      minimum: 1000,
+      maximum: 600000,
+      description: 'how long a client may take to send a whole request, headers and body; a slower one gets 408 and is disconnected',
+    }),
+    max_event_streams: Type.Integer({ default: 32, minimum: 1, maximum: 10000, description: 'open GET /api/v1/events/stream connections at most; one more gets 503' }),
+    event_stream_max_unread_bytes: Type.Integer({
+      default: 262144,
+      minimum: 4096,
+      maximum: 67108864,
+      description: 'bytes an event stream may hold for a client that does not read them; past that the client is dropped (it reconnects)',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

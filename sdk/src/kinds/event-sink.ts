@@ -36,7 +36,7 @@ export interface EventSink extends PluginLifecycle {
 export const WebhookTarget = Type.Object(
   {
     name: Type.String(),
-    url: Type.String({ description: 'the target URL; a password in it is shown as ***' }),
+    url: Type.String({ description: 'scheme, host and a hint of the target URL (`http://ha.lan:8123/…f00d`); credentials, path and query are never shown' }),
     enabled: Type.Boolean(),
     events: Type.Array(EventType),
     timeout_ms: Type.Integer(),

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { HttpRequestError, type HttpClient } from '@crateflow/sdk';
+import { redactUrl, scrubTargetUrl } from './redact-url.js';
 import { parseRetryAfter, RETRY_AFTER_STATUSES } from './retry-after.js';
 import { deliveryHeaders } from './sign-delivery.js';
 
@@ -65,7 +66,10 @@ export async function sendAttempt(http: HttpClient, input: AttemptInput): Promis
     if (res.status >= 200 && res.status < 300) return { ok: true, status_code: res.status, error: null, duration_ms, aborted: false };
     const failed = { ok: false, status_code: res.status, duration_ms, aborted: false };
     if (res.status >= 300 && res.status < 400) {
-      return { ...failed, error: `redirect ${res.status} to ${res.headers.location ?? '(no location)'} not followed` };
+      // The Location can carry a token as much as the target can; the log shows its host and a hint.
+      const location = res.headers.location;
+      const shown = location === undefined ? '(no location)' : URL.canParse(location, input.target.url) ? redactUrl(new URL(location, input.target.url).href) : '(an invalid location)';
+      return { ...failed, error: `redirect ${res.status} to ${shown} not followed` };
     }
     if (res.status === 410) {
       return { ...failed, gone: true, error: `answered 410 Gone${excerpt(res.text())}: final, no retries; the webhook is flagged as gone` };
@@ -75,11 +79,11 @@ export async function sendAttempt(http: HttpClient, input: AttemptInput): Promis
   } catch (err: unknown) {
     const duration_ms = elapsed();
     if (err instanceof HttpRequestError) {
-      return { ok: false, status_code: null, error: err.message, duration_ms, aborted: err.reason === 'aborted' };
+      return { ok: false, status_code: null, error: scrubTargetUrl(err.message, input.target.url), duration_ms, aborted: err.reason === 'aborted' };
     }
     // Anything else is a failure of this attempt (an invalid URL, a TLS problem surfaced oddly): record it and
     // let the retry budget decide, rather than failing the whole sender.
-    return { ok: false, status_code: null, error: err instanceof Error ? err.message : String(err), duration_ms, aborted: false };
+    return { ok: false, status_code: null, error: scrubTargetUrl(err instanceof Error ? err.message : String(err), input.target.url), duration_ms, aborted: false };
   }
 }
 

@@ -12,6 +12,7 @@ import { toDeliveryView } from './delivery-record.js';
 import type { DeliveryStore } from './delivery-store.js';
 import type { GoneReceivers } from './gone-receivers.js';
 import type { Outbox } from './outbox.js';
+import { redactUrl } from './redact-url.js';
 import { sendAttempt, type AttemptTarget } from './send-attempt.js';
 import { deliveryHeaders } from './sign-delivery.js';
 import type { WebhookConfig } from './webhook-config.schema.js';
@@ -94,24 +95,6 @@ function toTarget(webhook: WebhookConfig, goneSince: string | undefined): Webhoo
     has_secret: webhook.secret !== undefined,
     ...(goneSince === undefined ? {} : { gone_at: goneSince }),
   };
-}
-
-// How much of a long path and query stays visible, to tell two webhooks on one host apart.
-const HINT_CHARS = 4;
-const HINT_MIN_LENGTH = 16;
-
-/**
- * What viewers see of a webhook URL: scheme, host and port, and a hint. Receivers put their secrets in URLs
- * (Home Assistant's webhook id in the path, `?token=` for n8n and chat bots, `user:pass@`), so the path and
- * query are reduced to `/…` and their last few characters.
- */
-function redactUrl(url: string): string {
-  if (!URL.canParse(url)) return '(not a valid URL)'; // the config schema checked the form; never echo it raw
-  const parsed = new URL(url);
-  const rest = `${parsed.pathname}${parsed.search}`;
-  const origin = `${parsed.protocol}//${parsed.host}`;
-  if (rest === '/') return `${origin}/`;
-  return `${origin}/…${rest.length >= HINT_MIN_LENGTH ? rest.slice(-HINT_CHARS) : ''}`;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface ServiceConfigBlocks {
   download_client?: Block;
   library?: Block;
   webhooks?: Block[];
+  /** Top-level blocks written as given, after (and replacing) the ones above, e.g. a whole `library` block. */
+  replace?: Block;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function writeServiceConfig(dir: string, port: number, blocks: Serv
     download_client: { type: 'blackhole', requests_dir: join(dir, 'requests'), complete_dir: join(dir, 'complete'), ...blocks.download_client },
     library: { type: 'filesystem', path: join(dir, 'music'), ...blocks.library },
     ...(blocks.webhooks ? { webhooks: blocks.webhooks } : {}),
+    ...blocks.replace,
   };
   await writeFile(path, JSON.stringify(config));
   return path;

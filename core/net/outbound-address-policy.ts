@@ -25,8 +25,12 @@ export class OutboundAddressPolicy {
   /** Every entry of `allow_cidrs` / `block_cidrs` that is not a CIDR, as `webhooks_policy.block_cidrs[1]: …`. */
   static check(policy: WebhooksPolicy): ConfigProblem[] {
     const problems: ConfigProblem[] = [];
-    for (const key of ['allow_cidrs', 'block_cidrs'] as const) {
-      for (const { index, entry } of CidrList.parse(policy[key]).invalid) {
+    const lists: [string, readonly string[]][] = [
+      ['allow_cidrs', policy.allow_cidrs],
+      ['block_cidrs', policy.block_cidrs],
+    ];
+    for (const [key, entries] of lists) {
+      for (const { index, entry } of CidrList.parse(entries).invalid) {
         problems.push({ path: `webhooks_policy.${key}[${index}]`, message: `"${entry}" is not a CIDR (like 192.168.1.0/24 or fd00::/8)` });
       }
     }

@@ -63,9 +63,12 @@ function embeddedIPv4(words: number[]): { form: string; octets: number[] }[] {
     if (words.slice(2, 6).every((w) => w === 0)) found.push({ form: 'NAT64', octets: tail });
     if (words[2] === 1) {
       // RFC 6052 §2.2: bits 64–71 are the zero "u" octet, so the address skips byte 8.
-      for (const [form, octets] of [['/48', at(6, 7, 9, 10)], ['/56', at(7, 9, 10, 11)], ['/64', at(9, 10, 11, 12)], ['/96', tail]] as const) {
-        found.push({ form: `local-use NAT64 ${form}`, octets: [...octets] });
-      }
+      found.push(
+        { form: 'local-use NAT64 /48', octets: at(6, 7, 9, 10) },
+        { form: 'local-use NAT64 /56', octets: at(7, 9, 10, 11) },
+        { form: 'local-use NAT64 /64', octets: at(9, 10, 11, 12) },
+        { form: 'local-use NAT64 /96', octets: tail },
+      );
     }
   }
   if (words[0] === 0x2002) found.push({ form: '6to4', octets: at(2, 3, 4, 5) });

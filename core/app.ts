@@ -4,6 +4,7 @@ import type { AllowedHosts } from './auth/allowed-hosts.js';
 import { refuseCrossSiteWrites } from './auth/cross-site-guard.js';
 import { refuseForeignHosts } from './auth/host-check.js';
 import { apiNotFound, createApiRouter, type ApiRouterOptions } from './http/api-router.js';
+import { drainUnreadBody } from './http/drain-unread-body.js';
 import { problemDetails } from './http/problem-middleware.js';
 import { requestContext } from './http/request-context.js';
 import type { RouteSpec } from './http/route.js';
@@ -37,6 +38,7 @@ export function createApp(parts: AppParts): Koa {
   });
 
   const router = createApiRouter(parts.routes, parts);
+  app.use(drainUnreadBody());
   app.use(problemDetails());
   app.use(requestContext(parts.log));
   app.use(refuseForeignHosts(parts.allowedHosts));

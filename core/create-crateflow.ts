@@ -12,6 +12,7 @@ import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
 import type { ReservedServer } from './http/reserve-port.js';
+import { createHttpServer } from './http/create-http-server.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/api-router.js';
 import type { RouteSpec } from './http/route.js';
@@ -30,6 +31,7 @@ import { WishlistService } from './wishlist/wishlist-service.js';
 import { loadUiAssets } from './ui/ui-assets.js';
 import { serveUi } from './ui/serve-ui.js';
 import { newId } from './ids/new-id.js';
+import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
@@ -82,7 +84,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const problems = [...AllowedHosts.check(config.server.allowed_hosts), ...DefaultAuthenticator.check(config.ui.auth), ...checked.problems];
+  const problems = [...AllowedHosts.check(config.server.allowed_hosts), ...DefaultAuthenticator.check(config.ui.auth), ...OutboundAddressPolicy.check(config.webhooks_policy), ...checked.problems];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const database = await Database.open(config.storage.dir, {
     exclusive: true,
@@ -92,7 +94,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
-  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
+  const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
+  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress });
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS });
@@ -126,7 +129,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       store: container.resolve(CoreStore),
       plugins,
     }),
-    ...eventStreamRoutes({ events, signal: shutdown.signal }),
+    ...eventStreamRoutes({
+      events,
+      signal: shutdown.signal,
+      maxStreams: config.server.max_event_streams,
+      maxUnreadBytes: config.server.event_stream_max_unread_bytes,
+    }),
   );
   const app = createApp({
     log,
@@ -176,7 +184,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
           serve(reserved.server);
           return;
         }
-        const listening = app.listen(config.server.port, config.server.host);
+        const listening = createHttpServer(app.callback(), config.server, log);
+        listening.listen(config.server.port, config.server.host);
         answerMalformedRequests(listening);
         listening.once('error', reject);
         listening.once('listening', () => serve(listening));

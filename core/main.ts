@@ -3,7 +3,9 @@ import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
 import { createCrateflow } from './create-crateflow.js';
+import { createHttpServer } from './http/create-http-server.js';
 import { reservePort } from './http/reserve-port.js';
+import { createLogger } from './logging/create-logger.js';
 import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
@@ -26,12 +28,13 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   // Listen first: a start that cannot (the port is taken, often by a running Crateflow) must not touch the data dir.
-  const reserved = await reservePort(loaded.config.server.port, loaded.config.server.host).catch((err: unknown) => {
+  const log = createLogger(loaded.config.log.level);
+  const reserved = await reservePort(loaded.config.server.port, loaded.config.server.host, (listener) => createHttpServer(listener, loaded.config.server, log)).catch((err: unknown) => {
     process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
     return undefined;
   });
   if (!reserved) return 1;
-  const crateflow = await createCrateflow({ config: loaded.config, configDir: dirname(location.path), configSource: loaded.source }).catch((err: unknown) => {
+  const crateflow = await createCrateflow({ log, config: loaded.config, configDir: dirname(location.path), configSource: loaded.source }).catch((err: unknown) => {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
       return undefined;
@@ -43,7 +46,6 @@ async function main(argv: readonly string[]): Promise<number> {
     reserved.server.close();
     return 1;
   }
-  const { log } = crateflow;
   const { port, host } = await crateflow.listen(reserved).catch(async (err: unknown) => {
     process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
     await crateflow.close();

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Role } from '@crateflow/sdk';
+import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
 
 // The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
 // auth mode, webhooks and third-party plugins) are only checked here for the keys the core itself reads;
@@ -17,6 +18,20 @@ const Server = Type.Object(
     allowed_hosts: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description: 'host names besides localhost, IP addresses and server.host that requests may name in Host (the names a reverse proxy passes on)',
+    }),
+    max_connections: Type.Integer({ default: 256, minimum: 1, maximum: 65535, description: 'open TCP connections at most; a connection beyond it is closed at once' }),
+    request_timeout_ms: Type.Integer({
+      default: 30000,
+      minimum: 1000,
+      maximum: 600000,
+      description: 'how long a client may take to send a whole request, headers and body; a slower one gets 408 and is disconnected',
+    }),
+    max_event_streams: Type.Integer({ default: 32, minimum: 1, maximum: 10000, description: 'open GET /api/v1/events/stream connections at most; one more gets 503' }),
+    event_stream_max_unread_bytes: Type.Integer({
+      default: 262144,
+      minimum: 4096,
+      maximum: 67108864,
+      description: 'bytes an event stream may hold for a client that does not read them; past that the client is dropped (it reconnects)',
     }),
   },
   { additionalProperties: false, default: {} },
@@ -119,6 +134,7 @@ export const AppConfig = Type.Object(
     download_client: DownloadClientBlock,
     library: LibraryBlock,
     webhooks: Type.Array(Type.Unknown(), { default: [], description: 'outbound webhooks (see README)' }),
+    webhooks_policy: WebhooksPolicy,
     events: Events,
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
   },

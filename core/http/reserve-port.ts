@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -16,8 +16,9 @@ export interface ReservedServer {
 /**
  * Binds the listen address before anything else happens at start-up. A start that cannot listen (the port is
  * taken, often by a running Crateflow) then fails before it opens, let alone rewrites, anything in the data dir.
+ * `createServer` makes the server the app will keep (with its connection and timeout limits).
  */
-export function reservePort(port: number, host: string): Promise<ReservedServer> {
+export function reservePort(port: number, host: string, createServer: (listener: Handler) => Server): Promise<ReservedServer> {
   const waiting: [IncomingMessage, ServerResponse][] = [];
   const hold: Handler = (req, res) => {
     if (waiting.length < MAX_WAITING) {

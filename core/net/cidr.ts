@@ -84,7 +84,12 @@ export class CidrList {
   /** Whether the address (any textual form, IPv4-mapped included) is inside one of the networks. False for non-addresses. */
   contains(addressText: string): boolean {
     const address = parseIp(addressText);
-    return address !== undefined && this.networks.some((cidr) => cidrContains(cidr, address));
+    return address !== undefined && this.containsAddress(address);
+  }
+
+  /** Whether an already parsed address is inside one of the networks. */
+  containsAddress(address: IpAddress): boolean {
+    return this.networks.some((cidr) => cidrContains(cidr, address));
   }
 }
 

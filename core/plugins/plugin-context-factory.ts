@@ -9,6 +9,8 @@ export interface PluginContextDeps {
   signal: AbortSignal;
   version: string;
   newId: () => string;
+  /** `webhooks_policy`, handed to plugins as `refuseTargetAddress`. */
+  refuseTargetAddress?: (address: string) => string | undefined;
 }
 
 /** Builds the context one plugin receives: its own logger, HTTP client and storage; the shared clock and signal. */
@@ -28,6 +30,7 @@ export async function createPluginContext<C>(
     signal: deps.signal,
     newId: deps.newId,
     serverVersion: deps.version,
+    ...(deps.refuseTargetAddress ? { refuseTargetAddress: deps.refuseTargetAddress } : {}),
   };
   return { context, close: () => http.close() };
 }

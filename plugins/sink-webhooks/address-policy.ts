@@ -7,7 +7,8 @@ import { isIPv4, isIPv6 } from 'node:net';
  *
  * The check runs on the address actually connected to (after DNS, through the HTTP client's `refuseAddress`),
  * so a name that resolves to a refused address is caught too, and IPv6 forms that carry an IPv4 address
- * (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) are judged by it.
+ * (IPv4-mapped, SIIT, IPv4-compatible, NAT64 and local-use NAT64, 6to4: see embeddedIPv4) are judged by it.
+ * This is the floor no operator setting lifts; `webhooks_policy` (applied by the host) can only refuse more.
  *
  * Returns why the address is refused, or undefined when it is allowed.
  */
@@ -18,9 +19,10 @@ export function refuseAddress(address: string): string | undefined {
   return undefined;
 }
 
-// Single metadata endpoints outside the link-local ranges: AWS's IPv6 IMDS and Alibaba Cloud's. Their
-// surrounding ranges (ULA, carrier-grade NAT) are ordinary private networks (Tailscale uses 100.64.0.0/10).
-const METADATA_IPV4 = new Set(['100.100.100.200']);
+// Single metadata endpoints outside the link-local ranges: AWS's IPv6 IMDS, Alibaba Cloud's, and Azure's
+// WireServer (168.63.129.16, which hands out VM extension settings and certificates). Their surrounding ranges
+// (ULA, carrier-grade NAT, Microsoft's public space) are ordinary networks (Tailscale uses 100.64.0.0/10).
+const METADATA_IPV4 = new Set(['100.100.100.200', '168.63.129.16']);
 const METADATA_IPV6 = new Set(['fd00:ec2:0:0:0:0:0:254']);
 
 function refuseIPv4(octets: number[]): string | undefined {
@@ -35,25 +37,42 @@ function refuseIPv6(text: string): string | undefined {
   const first = words[0] ?? 0;
   if ((first & 0xffc0) === 0xfe80) return 'link-local address (fe80::/10)';
   if (METADATA_IPV6.has(words.map((w) => w.toString(16)).join(':'))) return 'cloud metadata address';
-  const embedded = embeddedIPv4(words);
-  if (embedded) {
-    const reason = refuseIPv4(embedded);
-    if (reason) return `${reason}, written as IPv6`;
+  for (const embedded of embeddedIPv4(words)) {
+    const reason = refuseIPv4(embedded.octets);
+    if (reason) return `${reason}, written as IPv6 (${embedded.form})`;
   }
   return undefined;
 }
 
-/** The IPv4 address inside an IPv4-mapped, IPv4-compatible or NAT64 (64:ff9b::/96) IPv6 address. */
-function embeddedIPv4(words: number[]): number[] | undefined {
-  const head = words.slice(0, 6);
-  const zeros = (n: number) => head.slice(0, n).every((w) => w === 0);
-  const mapped = zeros(5) && head[5] === 0xffff;
-  const compatible = zeros(6);
-  const nat64 = head[0] === 0x64 && head[1] === 0xff9b && head.slice(2).every((w) => w === 0);
-  if (!mapped && !compatible && !nat64) return undefined;
-  const high = words[6] ?? 0;
-  const low = words[7] ?? 0;
-  return [high >> 8, high & 0xff, low >> 8, low & 0xff];
+/**
+ * Every IPv4 address an IPv6 address may carry to a gateway that turns it into an IPv4 connection: IPv4-mapped
+ * (`::ffff:a.b.c.d`), SIIT IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`), well-known
+ * NAT64 (`64:ff9b::/96`), local-use NAT64 (`64:ff9b:1::/48`, where the operator picks the prefix length, so
+ * each RFC 6052 layout from /48 to /96 is tried) and 6to4 (`2002:AABB:CCDD::/48`).
+ */
+function embeddedIPv4(words: number[]): { form: string; octets: number[] }[] {
+  const bytes = words.flatMap((w) => [w >> 8, w & 0xff]);
+  const at = (...indexes: number[]) => indexes.map((i) => bytes[i] ?? 0);
+  const zeroWords = (n: number) => words.slice(0, n).every((w) => w === 0);
+  const found: { form: string; octets: number[] }[] = [];
+  const tail = at(12, 13, 14, 15);
+  if (zeroWords(5) && words[5] === 0xffff) found.push({ form: 'IPv4-mapped', octets: tail });
+  if (zeroWords(4) && words[4] === 0xffff && words[5] === 0) found.push({ form: 'SIIT', octets: tail });
+  if (zeroWords(6)) found.push({ form: 'IPv4-compatible', octets: tail });
+  if (words[0] === 0x64 && words[1] === 0xff9b) {
+    if (words.slice(2, 6).every((w) => w === 0)) found.push({ form: 'NAT64', octets: tail });
+    if (words[2] === 1) {
+      // RFC 6052 §2.2: bits 64–71 are the zero "u" octet, so the address skips byte 8.
+      found.push(
+        { form: 'local-use NAT64 /48', octets: at(6, 7, 9, 10) },
+        { form: 'local-use NAT64 /56', octets: at(7, 9, 10, 11) },
+        { form: 'local-use NAT64 /64', octets: at(9, 10, 11, 12) },
+        { form: 'local-use NAT64 /96', octets: tail },
+      );
+    }
+  }
+  if (words[0] === 0x2002) found.push({ form: '6to4', octets: at(2, 3, 4, 5) });
+  return found;
 }
 
 /** Eight 16-bit words of an IPv6 address (already checked by `isIPv6`), with `::` and a dotted tail expanded. */

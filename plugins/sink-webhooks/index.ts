@@ -4,6 +4,7 @@ import { buildPayload, serializePayload } from './build-payload.js';
 import { deliveryId } from './delivery-id.js';
 import type { StoredDelivery } from './delivery-record.js';
 import { DeliveryStore } from './delivery-store.js';
+import { GoneReceivers } from './gone-receivers.js';
 import { Outbox } from './outbox.js';
 import { createWebhookAdmin } from './webhook-admin.js';
 import { duplicateNameProblems, WebhooksConfig, type WebhookConfig } from './webhook-config.schema.js';
@@ -25,18 +26,21 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
   const problems = duplicateNameProblems(ctx.config);
   if (problems.length > 0) throw new Error(problems.map((p) => `webhooks${p.path}: ${p.message}`).join('\n'));
   const webhooks = new Map<string, WebhookConfig>(ctx.config.map((webhook) => [webhook.name, webhook]));
-  warnAboutRefusedTargets(ctx);
+  // The plugin's floor (link-local, metadata) first; then the operator's webhooks_policy, when the host offers it.
+  const refuse = (address: string): string | undefined => refuseAddress(address) ?? ctx.refuseTargetAddress?.(address);
+  warnAboutRefusedTargets(ctx, refuse);
 
   const userAgent = `crateflow/${ctx.serverVersion}`;
   // One client for every webhook: the address policy is checked on the address actually connected to, and the
   // pool allows every webhook its own slots even when several share one origin.
   const http = createHttpClient({
     userAgent,
-    refuseAddress,
+    refuseAddress: refuse,
     connectionsPerOrigin: CONCURRENCY_PER_TARGET * Math.max(1, webhooks.size),
   });
   const store = new DeliveryStore(ctx.storage, ctx.log);
-  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET });
+  const gone = new GoneReceivers(ctx.storage);
+  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET, gone });
   const persisting = new Map<string, Promise<void>>();
 
   /** Stores one delivery per matching enabled webhook (once per event and webhook), then hands them to the outbox. */
@@ -74,6 +78,8 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
 
   return {
     deliver,
+    // Events no enabled webhook lists are not journaled by the server at all: no disk flush for them.
+    accepts: (type) => [...webhooks.values()].some((webhook) => webhook.enabled && webhook.events.includes(type)),
     async start() {
       outbox.resume();
     },
@@ -81,16 +87,16 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
       await outbox.stop();
       await http.close();
     },
-    admin: createWebhookAdmin({ webhooks, store, outbox, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
+    admin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
   };
 }
 
 // A URL whose host is written as a refused address can never be delivered to; say so at startup rather than
 // only in the delivery log. (Names are checked when they are resolved, on every connection.)
-function warnAboutRefusedTargets(ctx: PluginContext<WebhooksConfig>): void {
+function warnAboutRefusedTargets(ctx: PluginContext<WebhooksConfig>, refuse: (address: string) => string | undefined): void {
   ctx.config.forEach((webhook, index) => {
     if (!URL.canParse(webhook.url)) return;
-    const reason = refuseAddress(new URL(webhook.url).hostname);
+    const reason = refuse(new URL(webhook.url).hostname);
     if (reason) ctx.log.warn({ webhook: webhook.name }, `webhooks[${index}].url: deliveries will be refused: ${reason}`);
   });
 }

@@ -1,6 +1,7 @@
 import type { Clock, HttpClient, Logger } from '@crateflow/sdk';
 import { withAttempt, type StoredDelivery } from './delivery-record.js';
 import type { DeliveryStore } from './delivery-store.js';
+import type { GoneReceivers } from './gone-receivers.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { sendAttempt } from './send-attempt.js';
 import type { WebhookConfig } from './webhook-config.schema.js';
@@ -14,6 +15,8 @@ export interface OutboxOptions {
   webhooks: ReadonlyMap<string, WebhookConfig>;
   /** Attempts in flight per webhook at most; the rest wait in that webhook's lane. */
   concurrencyPerTarget: number;
+  /** Webhooks whose receiver answered 410 Gone: nothing more is sent to them. */
+  gone: GoneReceivers;
 }
 
 /** One webhook's queue of deliveries that are due, and how many of its attempts are in flight. */
@@ -142,6 +145,13 @@ export class Outbox {
       await this.finish(withAttempt(record, attemptEntry(clock.now(), null, why, 0, null), { status: 'failed', next_attempt_at: null }));
       return;
     }
+    const goneSince = this.options.gone.since(webhook.name, webhook.url);
+    if (goneSince !== undefined) {
+      release();
+      const why = `not sent: the receiver answered 410 Gone at ${goneSince} (redeliver, or change the url, to send again)`;
+      await this.finish(withAttempt(record, attemptEntry(clock.now(), null, why, 0, null), { status: 'failed', next_attempt_at: null }));
+      return;
+    }
     this.sending.add(id);
     const startedAt = clock.now();
     const result = await sendAttempt(this.options.http, {
@@ -163,12 +173,17 @@ export class Outbox {
     // redelivery may have reset it while this attempt was on the wire.
     const current = store.get(id) ?? record;
     const round = current.round_attempts + 1;
-    const delay = result.ok ? undefined : retryDelayMs(round, webhook.retry);
+    // 410 Gone is the receiver ending the subscription: retrying cannot succeed, whatever the budget says.
+    const delay = result.ok || result.gone ? undefined : retryDelayMs(round, webhook.retry, result.retry_after_ms);
     const finishedAt = clock.now();
     const nextAt = delay === undefined ? null : finishedAt + delay;
     const entry = attemptEntry(startedAt, result.status_code, result.error, result.duration_ms, nextAt);
     if (result.ok) {
       await this.finish(withAttempt(current, entry, { status: 'delivered', next_attempt_at: null, round_attempts: round }));
+    } else if (result.gone) {
+      log.warn({ webhook: webhook.name, delivery: id }, 'webhook receiver answered 410 Gone; flagging the webhook and sending it nothing more');
+      await this.markGone(webhook, entry.at);
+      await this.finish(withAttempt(current, entry, { status: 'failed', next_attempt_at: null, round_attempts: round }));
     } else if (nextAt === null) {
       log.warn({ webhook: webhook.name, delivery: id, error: result.error, attempts: round }, 'webhook delivery failed; no retries left');
       await this.finish(withAttempt(current, entry, { status: 'failed', next_attempt_at: null, round_attempts: round }));
@@ -177,6 +192,16 @@ export class Outbox {
       const next = withAttempt(current, entry, { next_attempt_at: nextAt, round_attempts: round });
       if (delay !== undefined) this.scheduleAttempt(id, webhook.name, delay);
       await this.save(next);
+    }
+  }
+
+  private async markGone(webhook: WebhookConfig, at: string): Promise<void> {
+    try {
+      await this.options.gone.mark(webhook.name, webhook.url, at);
+    } catch (err: unknown) {
+      // Only the flag could not be stored: the delivery is still final; the next event will try once and
+      // meet the same 410.
+      this.options.log.error({ err, webhook: webhook.name }, 'could not record that a webhook receiver is gone');
     }
   }
 

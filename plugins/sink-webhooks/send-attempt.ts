@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { HttpRequestError, type HttpClient } from '@crateflow/sdk';
+import { redactUrl, scrubTargetUrl } from './redact-url.js';
+import { parseRetryAfter, RETRY_AFTER_STATUSES } from './retry-after.js';
 import { deliveryHeaders } from './sign-delivery.js';
 
 /** Receivers answer webhooks with little or nothing; more than this is not read (and counts as a failure). */
@@ -30,6 +32,10 @@ export interface AttemptResult {
   error: string | null;
   duration_ms: number;
   aborted: boolean;
+  /** A 429 or 503 with a valid `Retry-After`: how long the receiver asked us to wait, in ms. */
+  retry_after_ms?: number;
+  /** The receiver answered `410 Gone`: the subscription is over, so this failure is final. */
+  gone?: boolean;
 }
 
 /**
@@ -58,19 +64,26 @@ export async function sendAttempt(http: HttpClient, input: AttemptInput): Promis
     });
     const duration_ms = elapsed();
     if (res.status >= 200 && res.status < 300) return { ok: true, status_code: res.status, error: null, duration_ms, aborted: false };
-    const error =
-      res.status >= 300 && res.status < 400
-        ? `redirect ${res.status} to ${res.headers.location ?? '(no location)'} not followed`
-        : `answered ${res.status}${excerpt(res.text())}`;
-    return { ok: false, status_code: res.status, error, duration_ms, aborted: false };
+    const failed = { ok: false, status_code: res.status, duration_ms, aborted: false };
+    if (res.status >= 300 && res.status < 400) {
+      // The Location can carry a token as much as the target can; the log shows its host and a hint.
+      const location = res.headers.location;
+      const shown = location === undefined ? '(no location)' : URL.canParse(location, input.target.url) ? redactUrl(new URL(location, input.target.url).href) : '(an invalid location)';
+      return { ...failed, error: `redirect ${res.status} to ${shown} not followed` };
+    }
+    if (res.status === 410) {
+      return { ...failed, gone: true, error: `answered 410 Gone${excerpt(res.text())}: final, no retries; the webhook is flagged as gone` };
+    }
+    const retryAfter = RETRY_AFTER_STATUSES.has(res.status) ? parseRetryAfter(res.headers['retry-after'], input.now) : undefined;
+    return { ...failed, error: `answered ${res.status}${excerpt(res.text())}`, ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }) };
   } catch (err: unknown) {
     const duration_ms = elapsed();
     if (err instanceof HttpRequestError) {
-      return { ok: false, status_code: null, error: err.message, duration_ms, aborted: err.reason === 'aborted' };
+      return { ok: false, status_code: null, error: scrubTargetUrl(err.message, input.target.url), duration_ms, aborted: err.reason === 'aborted' };
     }
     // Anything else is a failure of this attempt (an invalid URL, a TLS problem surfaced oddly): record it and
     // let the retry budget decide, rather than failing the whole sender.
-    return { ok: false, status_code: null, error: err instanceof Error ? err.message : String(err), duration_ms, aborted: false };
+    return { ok: false, status_code: null, error: scrubTargetUrl(err instanceof Error ? err.message : String(err), input.target.url), duration_ms, aborted: false };
   }
 }
 

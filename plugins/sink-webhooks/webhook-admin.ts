@@ -10,7 +10,9 @@ import type {
 import { buildPayload, sampleEvent, serializePayload } from './build-payload.js';
 import { toDeliveryView } from './delivery-record.js';
 import type { DeliveryStore } from './delivery-store.js';
+import type { GoneReceivers } from './gone-receivers.js';
 import type { Outbox } from './outbox.js';
+import { redactUrl } from './redact-url.js';
 import { sendAttempt, type AttemptTarget } from './send-attempt.js';
 import { deliveryHeaders } from './sign-delivery.js';
 import type { WebhookConfig } from './webhook-config.schema.js';
@@ -19,6 +21,7 @@ export interface WebhookAdminOptions {
   webhooks: ReadonlyMap<string, WebhookConfig>;
   store: DeliveryStore;
   outbox: Outbox;
+  gone: GoneReceivers;
   http: HttpClient;
   clock: Clock;
   userAgent: string;
@@ -30,9 +33,9 @@ const DEFAULT_TEST_TIMEOUT_MS = 10_000;
 
 /** The operator's view of the webhooks: list, test, read the delivery log, redeliver. */
 export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
-  const { webhooks, store, outbox, clock } = options;
+  const { webhooks, store, outbox, gone, clock } = options;
   return {
-    targets: () => [...webhooks.values()].map(toTarget),
+    targets: () => [...webhooks.values()].map((webhook) => toTarget(webhook, gone.since(webhook.name, webhook.url))),
 
     async test(input: WebhookTestRequest): Promise<WebhookTestOutcome> {
       const resolved = resolveTestTarget(input, webhooks);
@@ -54,7 +57,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
           success: result.ok,
           status_code: result.status_code,
           duration_ms: result.duration_ms,
-          ...(result.error === null ? {} : { error: result.error }),
+          ...(result.error === null ? {} : { error: callerError(result.status_code, result.error) }),
         },
       };
     },
@@ -70,6 +73,8 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
         return { ok: false, reason: 'webhook-gone', message: `webhook "${record.webhook}" is ${state}` };
       }
       if (outbox.isSending(id)) return { ok: false, reason: 'in-flight', message: `delivery "${id}" is being sent right now` };
+      // A redelivery is the operator saying "try this receiver again": it lifts a 410 Gone flag.
+      await gone.clear(webhook.name);
       const now = clock.now();
       const queued = { ...record, status: 'pending' as const, round_attempts: 0, next_attempt_at: now, updated_at: new Date(now).toISOString() };
       await store.put(queued);
@@ -79,7 +84,7 @@ export function createWebhookAdmin(options: WebhookAdminOptions): WebhookAdmin {
   };
 }
 
-function toTarget(webhook: WebhookConfig): WebhookTarget {
+function toTarget(webhook: WebhookConfig, goneSince: string | undefined): WebhookTarget {
   return {
     name: webhook.name,
     url: redactUrl(webhook.url),
@@ -88,21 +93,18 @@ function toTarget(webhook: WebhookConfig): WebhookTarget {
     timeout_ms: webhook.timeout_ms,
     retry: webhook.retry,
     has_secret: webhook.secret !== undefined,
+    ...(goneSince === undefined ? {} : { gone_at: goneSince }),
   };
 }
 
-// A password in the URL is a secret too; viewers see that there is one, not what it is.
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
-    return parsed.href;
-  } catch (err: unknown) {
-    // The config schema checked the URL's form; one the URL parser still rejects is shown as configured.
-    if (err instanceof TypeError) return url;
-    throw err;
-  }
+/**
+ * What the caller of the test endpoint learns about a failure. The body a receiver answered with stays out:
+ * the endpoint reaches any LAN address, and an internal service's error page (stack traces, config, tokens)
+ * must not come back through it. The delivery log, which only operators read, keeps the excerpt.
+ */
+function callerError(statusCode: number | null, error: string): string {
+  if (statusCode === null || (statusCode >= 300 && statusCode < 400)) return error;
+  return statusCode === 410 ? 'answered 410 Gone' : `answered ${statusCode}`;
 }
 
 type ResolvedTarget = { ok: true; target: AttemptTarget } | Extract<WebhookTestOutcome, { ok: false }>;

@@ -27,4 +27,13 @@ export interface PluginContext<C> {
   newId(): string;
   /** The server's version, e.g. for a User-Agent of the plugin's own. */
   readonly serverVersion: string;
+  /**
+   * The operator's policy for outbound targets that users name (`webhooks_policy` in config.yaml): a reason
+   * when an address must not be connected to, else undefined. Optional: hosts before 1.1 do not offer it, so
+   * feature-detect and combine it with your own checks.
+   *
+   * @example
+   * const http = createHttpClient({ userAgent, refuseAddress: (a) => myFloor(a) ?? ctx.refuseTargetAddress?.(a) });
+   */
+  readonly refuseTargetAddress?: (address: string) => string | undefined;
 }

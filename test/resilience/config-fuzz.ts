@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { spawn } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { DefaultAuthenticator } from '../../core/auth/default-authenticator.js';
+import { OutboundAddressPolicy } from '../../core/net/outbound-address-policy.js';
 import { ConfigError } from '../../core/config/config-error.js';
 import { loadConfig } from '../../core/config/load-config.js';
 import { checkPlugins } from '../../core/plugins/plugin-host.js';
@@ -47,7 +48,7 @@ async function judge(path: string): Promise<PathProblem[]> {
     return [...loaded.problems, ...(plugins?.problems ?? [])];
   }
   const plugins = await checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(path));
-  return [...DefaultAuthenticator.check(loaded.config.ui.auth), ...plugins.problems];
+  return [...DefaultAuthenticator.check(loaded.config.ui.auth), ...OutboundAddressPolicy.check(loaded.config.webhooks_policy), ...plugins.problems];
 }
 
 export async function runConfigFuzz(options: FuzzOptions): Promise<{ report: [string, string][]; failures: string[] }> {

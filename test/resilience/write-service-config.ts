@@ -11,6 +11,8 @@ export interface ServiceConfigBlocks {
   library?: Block;
   ui?: Block;
   webhooks?: Block[];
+  /** Top-level blocks written as given, after (and replacing) the ones above, e.g. a whole `library` block. */
+  replace?: Block;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function writeServiceConfig(dir: string, port: number, blocks: Serv
     library: { type: 'filesystem', path: join(dir, 'music'), ...blocks.library },
     ...(blocks.ui ? { ui: blocks.ui } : {}),
     ...(blocks.webhooks ? { webhooks: blocks.webhooks } : {}),
+    ...blocks.replace,
   };
   await writeFile(path, JSON.stringify(config));
   return path;

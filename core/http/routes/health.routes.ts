@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { hideUrlsIn } from '../../logging/redact-urls.js';
 import type { Database } from '../../storage/database.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 
@@ -13,13 +14,14 @@ export function healthHandler(deps: { database: Database; plugins: LoadedPlugins
     const storeProblem = await deps.database.writeProblem();
     const unhealthy = deps.plugins.all
       .filter((p) => p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at))
-      .map((p) => ({ name: p.name, kind: p.kind, error: p.status.last_error ?? 'unknown error' }));
+      // Public: a plugin's error can quote its URL (library.url with user:pass@, an internal host), so URLs go.
+      .map((p) => ({ name: p.name, kind: p.kind, error: hideUrlsIn(p.status.last_error ?? 'unknown error') }));
     const body: Record<string, unknown> = {
       status: storeProblem || unhealthy.length > 0 ? 'degraded' : 'ok',
       version: deps.version,
       uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),
     };
-    if (storeProblem) body.store = storeProblem;
+    if (storeProblem) body.store = hideUrlsIn(storeProblem);
     if (unhealthy.length > 0) body.plugins = unhealthy;
     ctx.status = storeProblem ? 503 : 200;
     ctx.set('Cache-Control', 'no-store');

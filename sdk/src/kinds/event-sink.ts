@@ -44,12 +44,15 @@ export interface EventSink extends PluginLifecycle {
 export const WebhookTarget = Type.Object(
   {
     name: Type.String(),
-    url: Type.String({ description: 'the target URL; a password in it is shown as ***' }),
+    url: Type.String({ description: 'scheme, host and a hint of the target URL (`http://ha.lan:8123/…f00d`); credentials, path and query are never shown' }),
     enabled: Type.Boolean(),
     events: Type.Array(EventType),
     timeout_ms: Type.Integer(),
     retry: Type.Integer(),
     has_secret: Type.Boolean({ description: 'whether deliveries are signed; the secret itself is never shown' }),
+    gone_at: Type.Optional(
+      Type.String({ description: 'when the receiver answered 410 Gone: nothing is sent to it until a redelivery or a new url' }),
+    ),
   },
   { $id: 'WebhookTarget' },
 );

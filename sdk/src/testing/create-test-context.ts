@@ -13,6 +13,8 @@ export interface TestContextOverrides {
   http?: HttpClient;
   newId?: () => string;
   serverVersion?: string;
+  /** The host's outbound policy, for plugins that honour `refuseTargetAddress`; absent by default, as on older hosts. */
+  refuseTargetAddress?: (address: string) => string | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export function createTestContext<C>(config: C, overrides: TestContextOverrides 
     abort,
     newId: overrides.newId ?? (() => `test${String(++ids).padStart(8, '0')}`),
     serverVersion: overrides.serverVersion ?? '0.0.0-test',
+    ...(overrides.refuseTargetAddress ? { refuseTargetAddress: overrides.refuseTargetAddress } : {}),
     async close() {
       abort.abort();
       await closeHttp();

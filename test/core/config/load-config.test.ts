@@ -29,7 +29,16 @@ describe('loadConfig', () => {
     assert.deepEqual(none.problems, []);
     assert.equal(none.source, 'built-in defaults');
     assert.deepEqual(example.problems, []);
-    assert.deepEqual(none.config.server, { host: '127.0.0.1', port: 8080, shutdown_timeout_ms: 10000, allowed_hosts: [] });
+    assert.deepEqual(none.config.server, {
+      host: '127.0.0.1',
+      port: 8080,
+      shutdown_timeout_ms: 10000,
+      max_connections: 256,
+      request_timeout_ms: 30000,
+      max_event_streams: 32,
+      event_stream_max_unread_bytes: 262144,
+      allowed_hosts: [],
+    });
     assert.equal(none.config.storage.dir, './data');
     assert.deepEqual({ ...example.config, download_client: { type: example.config.download_client.type }, library: { type: example.config.library.type } },
       { ...none.config, download_client: { type: none.config.download_client.type }, library: { type: none.config.library.type } });

@@ -69,6 +69,12 @@ describe('webhooks routes', () => {
         webhooks: [
           { name: 'home-assistant', url: `${receiver.url}?to=ha`, secret: SECRET, events: ['queue_added', 'download_completed'], retry: 2, timeout_ms: 2000 },
           { name: 'node-red', url: `http://user:pa55word@127.0.0.1:${new URL(receiver.url).port}/hook?to=nr`, events: ['queue_added'], enabled: false },
+          {
+            name: 'token-bearing',
+            url: `http://127.0.0.1:${new URL(receiver.url).port}/api/webhook/ha-path-token-0123456789?api_key=query-token-abcdef`,
+            events: ['download_completed'],
+            enabled: false,
+          },
         ],
       },
     });
@@ -79,14 +85,14 @@ describe('webhooks routes', () => {
   });
 
   describe('GET /webhooks', () => {
-    it('lists configured webhooks with has_secret and never a secret or URL password', async () => {
+    it('lists configured webhooks with has_secret and never a secret, URL credentials or tokens in the path or query', async () => {
       const res = await call(app, 'GET', '/webhooks', { key: VIEWER_KEY });
       assert.equal(res.status, 200);
-      assert.ok(!res.text.includes(SECRET) && !res.text.includes('pa55word'));
+      for (const secret of [SECRET, 'pa55word', 'user:', 'ha-path-token', 'query-token', 'api_key']) assert.ok(!res.text.includes(secret), secret);
       const items = list(obj(res.json).items).map(obj);
       assert.deepEqual(items[0], {
         name: 'home-assistant',
-        url: `${receiver.url}?to=ha`,
+        url: `${new URL(receiver.url).origin}/…`,
         enabled: true,
         events: ['queue_added', 'download_completed'],
         timeout_ms: 2000,
@@ -95,7 +101,8 @@ describe('webhooks routes', () => {
       });
       assert.equal(items[1]?.has_secret, false);
       assert.equal(items[1]?.enabled, false);
-      assert.match(String(items[1]?.url), /^http:\/\/user:\*\*\*@127\.0\.0\.1:/);
+      assert.equal(items[1]?.url, `${new URL(receiver.url).origin}/…`);
+      assert.equal(items[2]?.url, `${new URL(receiver.url).origin}/…cdef`, 'scheme, host and a hint of the last characters');
     });
 
     it('answers 401 without credentials', async () => {
@@ -152,13 +159,14 @@ describe('webhooks routes', () => {
       assert.equal(sent?.headers['x-webhook-signature'], await expectedHexSignature('adhoc', sent?.body ?? Buffer.alloc(0)));
     });
 
-    it('reports a failing live test once and never retries it', async () => {
-      receiver.respondWith(() => ({ status: 500, body: 'nope' }));
+    it('reports a failing live test once, without echoing the receiver\'s error body, and never retries it', async () => {
+      receiver.respondWith(() => ({ status: 500, body: 'Traceback: db password hunter2 at /srv/internal' }));
       const before = receiver.received.length;
       const res = await call(app, 'POST', '/webhooks/test', { key: ADMIN_KEY, body: { name: 'home-assistant' } });
       receiver.respondWith(() => ({}));
       assert.equal(res.status, 200);
-      assert.deepEqual({ ...obj(res.json), duration_ms: 0 }, { dry_run: false, success: false, status_code: 500, duration_ms: 0, error: 'answered 500: nope' });
+      assert.deepEqual({ ...obj(res.json), duration_ms: 0 }, { dry_run: false, success: false, status_code: 500, duration_ms: 0, error: 'answered 500' });
+      assert.doesNotMatch(res.text, /hunter2|Traceback|srv\/internal/);
       await clock.advance(120_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(receiver.received.length, before + 1);
@@ -337,6 +345,6 @@ describe('webhooks config', () => {
     const app = await startApp({ config: { webhooks: [valid] } });
     t.after(() => app.close());
     const items = list(obj((await call(app, 'GET', '/webhooks')).json).items).map(obj);
-    assert.deepEqual(items[0], { name: 'a', url: valid.url, enabled: true, events: valid.events, timeout_ms: 10000, retry: 0, has_secret: false });
+    assert.deepEqual(items[0], { name: 'a', url: `${new URL(valid.url).origin}/…`, enabled: true, events: valid.events, timeout_ms: 10000, retry: 0, has_secret: false });
   });
 });

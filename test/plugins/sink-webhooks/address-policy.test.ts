@@ -22,6 +22,31 @@ describe('refuseAddress', () => {
     assert.ok(refuseAddress('100.100.100.200'));
   });
 
+  it('refuses Azure WireServer (168.63.129.16) in every spelling', () => {
+    for (const address of ['168.63.129.16', '::ffff:168.63.129.16', '::ffff:0:168.63.129.16', '64:ff9b::a83f:8110', '2002:a83f:8110::1']) {
+      assert.match(refuseAddress(address) ?? '', /metadata/, address);
+    }
+  });
+
+  it('refuses metadata addresses carried by local-use NAT64 (64:ff9b:1::/48) in each RFC 6052 layout', () => {
+    for (const address of ['64:ff9b:1::169.254.169.254', '64:ff9b:1::a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00::', '64:ff9b:1:a9:fe:a9fe::', '64:ff9b:1:0:a9:fea9:fe00:0']) {
+      assert.match(refuseAddress(address) ?? '', /local-use NAT64/, address);
+    }
+  });
+
+  it('refuses metadata addresses carried by 6to4 (2002::/16) and SIIT (::ffff:0:a.b.c.d)', () => {
+    assert.match(refuseAddress('2002:a9fe:a9fe::1') ?? '', /6to4/);
+    assert.match(refuseAddress('2002:6464:64c8:1::') ?? '', /6to4/, 'Alibaba metadata 100.100.100.200 behind 6to4');
+    assert.match(refuseAddress('::ffff:0:169.254.169.254') ?? '', /SIIT/);
+    assert.match(refuseAddress('::ffff:0:a9fe:a9fe') ?? '', /SIIT/);
+  });
+
+  it('allows LAN addresses carried by 6to4 and NAT64', () => {
+    for (const address of ['2002:c0a8:114::1', '64:ff9b:1::c0a8:114', '64:ff9b::10.0.0.5', '::ffff:0:192.168.1.20']) {
+      assert.equal(refuseAddress(address), undefined, address);
+    }
+  });
+
   it('allows loopback, LAN, carrier-grade NAT and public addresses', () => {
     for (const address of ['127.0.0.1', '::1', '10.0.0.5', '192.168.1.20', '172.16.0.1', '100.64.0.1', 'fd00::1', '::ffff:192.168.1.20', '93.184.216.34', 'fec0::1']) {
       assert.equal(refuseAddress(address), undefined, address);

@@ -29,6 +29,8 @@ export interface StartSinkOptions {
   /** Reuse a data dir (a restart); a new temp dir otherwise. */
   dataDir?: string;
   version?: string;
+  /** The host's outbound policy (`webhooks_policy`), handed to the plugin as `refuseTargetAddress`. */
+  refuseTargetAddress?: (address: string) => string | undefined;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
     signal: shutdown.signal,
     version: options.version ?? '9.8.7',
     newId: () => newId(clock.now()),
+    ...(options.refuseTargetAddress ? { refuseTargetAddress: options.refuseTargetAddress } : {}),
   });
   const sink = await webhooksPlugin.create(context);
   const admin = sink.admin;

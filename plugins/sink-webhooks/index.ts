@@ -1,4 +1,4 @@
-import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type PluginContext } from '@crateflow/sdk';
+import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type EventType, type PluginContext } from '@crateflow/sdk';
 import { refuseAddress } from './address-policy.js';
 import { buildPayload, serializePayload } from './build-payload.js';
 import { deliveryId } from './delivery-id.js';
@@ -79,7 +79,7 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
   return {
     deliver,
     // Events no enabled webhook lists are not journaled by the server at all: no disk flush for them.
-    accepts: (type) => [...webhooks.values()].some((webhook) => webhook.enabled && webhook.events.includes(type)),
+    accepts: (type: EventType) => [...webhooks.values()].some((webhook) => webhook.enabled && webhook.events.includes(type)),
     async start() {
       outbox.resume();
     },

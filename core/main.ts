@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
+import { createDefaultMusicFolder } from './config/create-default-music-folder.js';
 import { createCrateflow } from './create-crateflow.js';
 import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
@@ -34,6 +35,10 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   if (!crateflow) return 1;
   const { log } = crateflow;
+  await createDefaultMusicFolder(loaded.config, log).catch((err: unknown) => {
+    // Not fatal: the library reports the missing folder as unhealthy, which says what to fix.
+    log.warn({ err }, 'could not create the default music folder ./music');
+  });
   const { port, host } = await crateflow.listen().catch(async (err: unknown) => {
     process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
     await crateflow.close();

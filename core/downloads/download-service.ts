@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { inject, injectable } from 'tsyringe';
 import { DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
@@ -21,9 +22,9 @@ const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 
 /**
  * Hands wanted items to the download client and follows each download to its end. One `tick()` (run by the
- * scheduler every `download_client.poll_interval`) starts new downloads up to `max_active`, asks the client
- * about each active one, and records every transition. `download_completed` fires exactly once per download,
- * in the same commit that marks it completed.
+ * scheduler every `download_client.poll_interval`, and at once by `handOff()` when an item is approved) starts
+ * new downloads up to `max_active`, asks the client about each active one, and records every transition.
+ * `download_completed` fires exactly once per download, in the same commit that marks it completed.
  */
 @injectable()
 export class DownloadService {
@@ -37,12 +38,53 @@ export class DownloadService {
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
+  /** The run in progress, so a hand-off and the scheduler never run two ticks at once. */
+  private running: Promise<void> | undefined;
+  /** Something became wanted while a run was past the wishlist: run once more right after. */
+  private runAgain = false;
+  private stopped = false;
+
   list(filter: { status?: Download['state']; limit: number; offset: number }) {
     const all = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
-  async tick(): Promise<void> {
+  /** One pass over the wishlist and the active downloads; joins (and then repeats) a pass already running. */
+  tick(): Promise<void> {
+    if (this.running) {
+      this.runAgain = true;
+      return this.running;
+    }
+    const run = async () => {
+      try {
+        do {
+          this.runAgain = false;
+          await this.runOnce();
+        } while (this.runAgain && !this.stopped);
+      } finally {
+        this.running = undefined;
+      }
+    };
+    this.running = run();
+    return this.running;
+  }
+
+  /**
+   * Starts the download of what was just approved now instead of at the next poll: the poll interval is for
+   * following progress, and a person who approves an album expects the download client to get it at once.
+   */
+  handOff(): void {
+    if (this.stopped) return;
+    this.tick().catch((err: unknown) => this.log.error({ err }, 'handing approved items to the download client failed; the next poll tries again'));
+  }
+
+  /** No more hand-offs (shutdown); waits for a pass in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => undefined); // its failure was logged by whoever started it
+  }
+
+  private async runOnce(): Promise<void> {
     const client = this.plugins.downloadClient;
     if (!client) return;
     await this.startWanted(client);
@@ -184,12 +226,13 @@ export class DownloadService {
       if (update.error !== undefined) download.error = update.error;
       else delete download.error;
       if (update.state === 'completed' && update.download_path) {
-        download.download_path = update.download_path;
+        const downloadPath = absolutePath(update.download_path);
+        download.download_path = downloadPath;
         if (item) {
           item.status = 'downloaded';
-          item.download_path = update.download_path;
+          item.download_path = downloadPath;
         }
-        emit('download_completed', { artist: download.artist, album: download.album, mbid: item?.mbid, download_path: update.download_path });
+        emit('download_completed', { artist: download.artist, album: download.album, mbid: item?.mbid, download_path: downloadPath });
       } else if (update.state === 'failed' && item) {
         if (update.retry_after_ms !== undefined) {
           item.status = 'wanted';
@@ -199,7 +242,7 @@ export class DownloadService {
         }
       }
     });
-    if (update.state === 'completed') void this.refreshLibrary(update.download_path);
+    if (update.state === 'completed') void this.refreshLibrary(update.download_path === undefined ? undefined : absolutePath(update.download_path));
   }
 
   private async refreshLibrary(downloadPath: string | undefined): Promise<void> {
@@ -241,6 +284,14 @@ export class DownloadService {
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+/**
+ * download_path as other programs (Node-RED, a library scanner, a webhook receiver) can use it: they do not share
+ * Crateflow's working directory, so a client's relative path is resolved against it here, where it means something.
+ */
+function absolutePath(path: string): string {
+  return isAbsolute(path) ? path : resolve(path);
 }
 
 function wantedItem(item: DeepReadonly<WishlistItem>): WantedItem {

@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
+import { eventDataOf } from '../events/event-data-of.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { JobLog } from '../jobs/job-log.js';
@@ -232,7 +233,7 @@ export class DownloadService {
           item.status = 'downloaded';
           item.download_path = downloadPath;
         }
-        emit('download_completed', { artist: download.artist, album: download.album, mbid: item?.mbid, download_path: downloadPath });
+        emit('download_completed', { ...eventDataOf(item ?? download), download_path: downloadPath });
       } else if (update.state === 'failed' && item) {
         if (update.retry_after_ms !== undefined) {
           item.status = 'wanted';

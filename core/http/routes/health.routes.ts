@@ -8,12 +8,20 @@ import type { LoadedPlugins } from '../../plugins/plugin-host.js';
  * backend that is unreachable is reported under `plugins` (and makes the status `degraded`) but keeps the
  * 200, so a liveness probe does not restart the service for somebody else's outage.
  */
+/** As the dashboard's: a hung backend delays /health by at most this, and then counts as unhealthy. */
+const PROBE_BUDGET_MS = 1500;
+
 export function healthHandler(deps: { database: Database; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
   return async function health(ctx: Context): Promise<void> {
-    const storeProblem = await deps.database.writeProblem();
-    const unhealthy = deps.plugins.all
-      .filter((p) => p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at))
-      .map((p) => ({ name: p.name, kind: p.kind, error: p.status.last_error ?? 'unknown error' }));
+    // The same judgement as the dashboard (GET /api/v1/stats): a plugin's own health probe when it has one, else
+    // its last call. Probing here makes /health right from start-up, before any poll has failed.
+    const [storeProblem, probed] = await Promise.all([deps.database.writeProblem(), deps.plugins.health(PROBE_BUDGET_MS)]);
+    const unhealthy = deps.plugins.all.flatMap((p) => {
+      const probe = probed.get(p.name);
+      const failedLast = Boolean(p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at));
+      if (probe ? probe.ok : !failedLast) return [];
+      return [{ name: p.name, kind: p.kind, error: (probe ? probe.message : p.status.last_error) ?? 'unknown error' }];
+    });
     const body: Record<string, unknown> = {
       status: storeProblem || unhealthy.length > 0 ? 'degraded' : 'ok',
       version: deps.version,

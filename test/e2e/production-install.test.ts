@@ -46,7 +46,8 @@ describe('a production install (git clone, npm ci --omit=dev, npm start)', { tim
     await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: clone, maxBuffer: 16 * 1024 * 1024 });
   });
   after(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    // npm exits as soon as it has forwarded SIGTERM; the service may still be flushing its store for a moment.
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   });
 
   it('starts without development tools, builds once, and starts again in well under 3 s without building', async () => {

@@ -6,6 +6,7 @@ import { systemClock, type Clock, type Logger } from '@crateflow/sdk';
 import { createApp } from './app.js';
 import type { AppConfig } from './config/app-config.schema.js';
 import { ConfigError } from './config/config-error.js';
+import { pluginCreateProblems } from './config/plugin-create-problems.js';
 import { Tokens } from './di/tokens.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
 import { EventBus } from './events/event-bus.js';
@@ -83,7 +84,11 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
-  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId });
+  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId }).catch((err: unknown) => {
+    const configPathOf = (name: string) => checked.candidates.find((c) => c.definition.manifest.name === name)?.mount.configPath;
+    const problems = pluginCreateProblems(err, configPathOf);
+    throw problems ? new ConfigError(source, problems) : err;
+  });
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData);

@@ -1,4 +1,6 @@
 import type { SchemaErrors } from './ajv.js';
+import { closestKey } from './closest-key.js';
+import { describePattern } from './describe-pattern.js';
 
 /** One problem, located by a path a user recognises (`webhooks[0].timeout_ms`, `body.items[2].artist`). */
 export interface PathProblem {
@@ -47,8 +49,14 @@ function describe(error: AjvError, root: string): PathProblem {
   const at = joinPath(root, pointerToPath(error.instancePath));
   const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
-    case 'additionalProperties':
-      return { path: at || '(root)', message: `unknown key "${String(params.additionalProperty)}"` };
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const properties: unknown = isRecord(error.parentSchema) ? error.parentSchema.properties : undefined;
+      const suggestion = isRecord(properties) ? closestKey(key, Object.keys(properties)) : undefined;
+      return { path: at || '(root)', message: `unknown key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''}` };
+    }
+    case 'pattern':
+      return { path: at || '(root)', message: describePattern(params.pattern, isRecord(error.parentSchema) ? error.parentSchema.description : undefined, error.data) };
     case 'required':
       return { path: joinPath(at, String(params.missingProperty)), message: 'is required' };
     case 'anyOf':
@@ -63,6 +71,10 @@ function describe(error: AjvError, root: string): PathProblem {
     default:
       return { path: at || '(root)', message: error.message ?? `fails the ${error.keyword} rule` };
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether `error` comes from inside one of `union`'s branches, for the same value or a value within it. */

@@ -110,7 +110,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
-  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url }), ...authRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ plugins }));
   routes.push(
     ...statsRoutes({

@@ -10,6 +10,8 @@ import { openPage } from './watched-page.js';
 
 const ALICE = { 'Remote-User': 'alice', 'Remote-Name': 'Alice Liddell', 'Remote-Groups': 'admins' };
 const BOB = { 'Remote-User': 'bob', 'Remote-Groups': 'listeners' };
+const CAROL = { 'Remote-User': 'carol', 'Remote-Name': 'Carol Danvers', 'Remote-Groups': 'family,guests' };
+const LOGOUT_URL = 'https://auth.example.com/logout';
 
 describe('proxy mode behind a forward-auth proxy', () => {
   let browser: Browser;
@@ -27,6 +29,7 @@ describe('proxy mode behind a forward-auth proxy', () => {
             type: 'proxy',
             trusted_headers: ['Remote-User', 'Remote-Groups', 'Remote-Name'],
             roles: { admins: 'admin', listeners: 'viewer' },
+            logout_url: LOGOUT_URL,
           },
         },
         webhooks: [{ name: 'home', url: receiver.url, events: ['queue_approved'] }],
@@ -51,7 +54,7 @@ describe('proxy mode behind a forward-auth proxy', () => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     assert.equal(await page.getByTestId('user-name').innerText(), 'Alice Liddell · admin');
-    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'no session to end here: the link goes to the proxy');
     await page.getByTestId('count-pending').filter({ hasText: '5' }).waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
     await w.screenshot('dashboard-proxy-desktop');
@@ -76,6 +79,34 @@ describe('proxy mode behind a forward-auth proxy', () => {
     await page.getByText('Testing and redelivering need the admin role').waitFor();
     await w.screenshot('webhooks-viewer-desktop');
     assert.equal(receiver.received.length, 0);
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('tells a user whose groups map to no role who they are and what an admin must map, instead of errors and "Offline"', async () => {
+    proxy.identity = CAROL;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/queue');
+    await page.getByTestId('no-role').waitFor();
+    assert.equal(await page.getByTestId('no-role-user').innerText(), 'Carol Danvers (carol)');
+    assert.equal(await page.getByTestId('no-role-groups').innerText(), 'family, guests');
+    assert.match(await page.getByTestId('no-role-example').innerText(), /roles:\s+family: viewer/);
+    assert.equal(await page.getByText('Offline').count(), 0);
+    assert.equal(await page.getByRole('alert').count(), 0, 'no error notice');
+    assert.equal(await page.getByRole('link', { name: 'Sign out' }).getAttribute('href'), LOGOUT_URL);
+    await w.screenshot('no-role-desktop');
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('offers a Sign out link to ui.auth.logout_url to a user with a role', async () => {
+    proxy.identity = ALICE;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Sign out' }).getAttribute('href'), LOGOUT_URL);
     w.assertNoConsoleErrors();
     await w.close();
   });

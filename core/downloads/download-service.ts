@@ -18,6 +18,8 @@ import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import type { Download } from './download.schema.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
+/** `poll`: the scheduled pass over everything; `hand-off`: only start and request what is wanted. */
+type Pass = 'poll' | 'hand-off';
 const ACTIVE: ReadonlySet<Download['state']> = new Set(['queued', 'searching', 'downloading']);
 const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 
@@ -39,10 +41,10 @@ export class DownloadService {
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
-  /** The run in progress, so a hand-off and the scheduler never run two ticks at once. */
+  /** The pass in progress, so a hand-off and the scheduler never run two passes at once. */
   private running: Promise<void> | undefined;
-  /** Something became wanted while a run was past the wishlist: run once more right after. */
-  private runAgain = false;
+  /** What was asked for while a pass ran (it may be past the wishlist already): run it right after. */
+  private next: Pass | undefined;
   private stopped = false;
 
   list(filter: { status?: Download['state']; limit: number; offset: number }) {
@@ -50,33 +52,19 @@ export class DownloadService {
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
-  /** One pass over the wishlist and the active downloads; joins (and then repeats) a pass already running. */
+  /** One full pass (start wanted items, poll active ones); joins, then repeats, a pass already running. */
   tick(): Promise<void> {
-    if (this.running) {
-      this.runAgain = true;
-      return this.running;
-    }
-    const run = async () => {
-      try {
-        do {
-          this.runAgain = false;
-          await this.runOnce();
-        } while (this.runAgain && !this.stopped);
-      } finally {
-        this.running = undefined;
-      }
-    };
-    this.running = run();
-    return this.running;
+    return this.run('poll');
   }
 
   /**
    * Starts the download of what was just approved now instead of at the next poll: the poll interval is for
    * following progress, and a person who approves an album expects the download client to get it at once.
+   * A hand-off only starts and requests; it does not poll, so a burst of approvals adds no status calls.
    */
   handOff(): void {
     if (this.stopped) return;
-    this.tick().catch((err: unknown) => this.log.error({ err }, 'handing approved items to the download client failed; the next poll tries again'));
+    this.run('hand-off').catch((err: unknown) => this.log.error({ err }, 'handing approved items to the download client failed; the next poll tries again'));
   }
 
   /** No more hand-offs (shutdown); waits for a pass in progress. */
@@ -85,7 +73,28 @@ export class DownloadService {
     await this.running?.catch(() => undefined); // its failure was logged by whoever started it
   }
 
-  private async runOnce(): Promise<void> {
+  private run(pass: Pass): Promise<void> {
+    if (this.running) {
+      this.next = this.next === 'poll' || pass === 'poll' ? 'poll' : 'hand-off';
+      return this.running;
+    }
+    const loop = async () => {
+      let current: Pass | undefined = pass;
+      try {
+        while (current && !(this.stopped && current === 'hand-off')) {
+          this.next = undefined;
+          await this.runOnce(current);
+          current = this.next;
+        }
+      } finally {
+        this.running = undefined;
+      }
+    };
+    this.running = loop();
+    return this.running;
+  }
+
+  private async runOnce(pass: Pass): Promise<void> {
     const client = this.plugins.downloadClient;
     if (!client) return;
     await this.startWanted(client);
@@ -94,6 +103,7 @@ export class DownloadService {
       if (!ACTIVE.has(download.state)) continue;
       const item = this.store.data.wishlist[download.wishlist_id];
       if (!item) continue;
+      if (pass === 'hand-off' && download.client_ref !== undefined) continue; // progress is the poll's business
       const problem = download.client_ref === undefined ? await this.request(client, download, item) : await this.poll(client, download, item);
       if (problem) errors.push(problem);
     }

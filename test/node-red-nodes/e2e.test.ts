@@ -235,4 +235,14 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     assert.equal(await confirm.text(), 'Approved: Moloko — Statues');
     await chat.waitFor(before + 2, 10_000); // the queue_approved confirmation
   });
+
+  it('names the track, not only the artist, in the chat for an event about a track item', async () => {
+    const before = chat.received.length;
+    const delivery = signWebhook(SECRET, crateflowEvent('queue_approved', { artist: 'Slowdive', title: 'Alison', type: 'track' }));
+    const response = await fetch(`${nodeRed.url}/crateflow/chat`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+    assert.equal(response.status, 200);
+    const confirmation = (await chat.waitFor(before + 1, 10_000)).at(-1);
+    assert.ok(confirmation);
+    assert.equal(chatMessage(confirmation.text).text, 'Approved: Slowdive — Alison. Crateflow will download it.');
+  });
 });

@@ -110,4 +110,29 @@ describe('proxy mode behind a forward-auth proxy', () => {
     w.assertNoConsoleErrors();
     await w.close();
   });
+
+  it('names the track in the dashboard\'s recent activity', async () => {
+    proxy.identity = ALICE;
+    const added = await fetch(`${proxy.url}/api/v1/wishlist`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ artist: 'Slowdive', title: 'Alison', type: 'track' }),
+    });
+    assert.equal(added.status, 201);
+    const { id } = createdId(await added.json());
+    assert.equal((await fetch(`${proxy.url}/api/v1/wishlist/${id}`, { method: 'DELETE' })).status, 204);
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/');
+    await page.locator('.activity-what', { hasText: 'Slowdive — Alison' }).waitFor();
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
 });
+
+/** The `id` of a created item. */
+function createdId(body: unknown): { id: string } {
+  const id: unknown = typeof body === 'object' && body !== null ? Reflect.get(body, 'id') : undefined;
+  assert.ok(typeof id === 'string', JSON.stringify(body));
+  return { id };
+}

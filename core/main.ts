@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
 import { createDefaultMusicFolder } from './config/create-default-music-folder.js';
+import { mergeProblems } from './config/merge-problems.js';
 import { createCrateflow } from './create-crateflow.js';
 import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
@@ -21,7 +22,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // not guaranteed (`ui: 5`, `plugins: "x"`): reading it may throw, synchronously too, and then the schema
     // problems alone are reported.
     const plugins = await (async () => checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(location.path)))().catch(() => undefined);
-    const all = [...loaded.problems, ...(plugins?.problems ?? [])];
+    const all = mergeProblems(loaded.problems, plugins?.problems ?? []);
     process.stderr.write(`${new ConfigError(loaded.source, all).message}\n`);
     return 1;
   }

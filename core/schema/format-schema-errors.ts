@@ -55,6 +55,11 @@ function describe(error: AjvError, root: string): PathProblem {
       const suggestion = isRecord(properties) ? closestKey(key, Object.keys(properties)) : undefined;
       return { path: at || '(root)', message: `unknown key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''}` };
     }
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return { path: at || '(root)', message: describeSize(error.keyword, Number(params.limit)) };
     case 'pattern':
       return { path: at || '(root)', message: describePattern(params.pattern, isRecord(error.parentSchema) ? error.parentSchema.description : undefined, error.data) };
     case 'required':
@@ -71,6 +76,15 @@ function describe(error: AjvError, root: string): PathProblem {
     default:
       return { path: at || '(root)', message: error.message ?? `fails the ${error.keyword} rule` };
   }
+}
+
+/** "must be at least 16 characters long" instead of ajv's "must NOT have fewer than 16 characters". */
+function describeSize(keyword: string, limit: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (keyword === 'minLength') return limit === 1 ? 'must not be empty' : `must be at least ${plural(limit, 'character')} long`;
+  if (keyword === 'maxLength') return `must be at most ${plural(limit, 'character')} long`;
+  if (keyword === 'minItems') return `must list at least ${plural(limit, 'item')}`;
+  return `must list at most ${plural(limit, 'item')}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -47,6 +47,19 @@ describe('config problems as a person reads them (the service process)', () => {
     assert.equal(new Set(lines).size, lines.length);
   });
 
+  it('says each problem once in plain words, with a suggestion for a swapped-letter key', async (t) => {
+    const lines = await problemsFor(t, [
+      'server:', '  hots: 0.0.0.0',
+      'ui:', '  auth:', '    api_keys:', '      - name: node-red', '        key: short',
+      'webhooks: 5', '',
+    ].join('\n'));
+    assert.deepEqual(lines, [
+      'server: unknown key "hots"; did you mean "host"?',
+      'ui.auth.api_keys[0].key: must be at least 16 characters long',
+      'webhooks: must be an array',
+    ]);
+  });
+
   it('reports a plugin\'s create-time check in the same path: message form', async (t) => {
     const lines = await problemsFor(t, [
       'ui:', '  auth:', '    enabled: true', '    type: basic', '    username: admin', '    password: a-long-enough-password-1',

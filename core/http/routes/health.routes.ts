@@ -8,8 +8,12 @@ import type { LoadedPlugins } from '../../plugins/plugin-host.js';
  * backend that is unreachable is reported under `plugins` (and makes the status `degraded`) but keeps the
  * 200, so a liveness probe does not restart the service for somebody else's outage.
  */
-/** As the dashboard's: a hung backend delays /health by at most this, and then counts as unhealthy. */
-const PROBE_BUDGET_MS = 1500;
+/**
+ * A hung backend delays /health by at most this, and then counts as unhealthy. Well under one second: that is
+ * the default timeout of a Kubernetes or Docker health probe, and a slow answer there would restart Crateflow
+ * for somebody else's outage.
+ */
+const PROBE_BUDGET_MS = 500;
 
 export function healthHandler(deps: { database: Database; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
   return async function health(ctx: Context): Promise<void> {

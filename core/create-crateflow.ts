@@ -6,6 +6,7 @@ import { systemClock, type Clock, type Logger } from '@crateflow/sdk';
 import { createApp } from './app.js';
 import type { AppConfig } from './config/app-config.schema.js';
 import { ConfigError } from './config/config-error.js';
+import { pluginCreateProblems } from './config/plugin-create-problems.js';
 import { Tokens } from './di/tokens.js';
 import { AllowedHosts } from './auth/allowed-hosts.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
@@ -95,7 +96,11 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
   const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
-  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress });
+  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress }).catch((err: unknown) => {
+    const configPathOf = (name: string) => checked.candidates.find((c) => c.definition.manifest.name === name)?.mount.configPath;
+    const problems = pluginCreateProblems(err, configPathOf);
+    throw problems ? new ConfigError(source, problems) : err;
+  });
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS });
@@ -118,7 +123,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
-  routes.push(...authInfoRoutes({ authenticator }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ plugins }));
   routes.push(
     ...statsRoutes({

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
+import { createDefaultMusicFolder } from './config/create-default-music-folder.js';
+import { mergeProblems } from './config/merge-problems.js';
 import { createCrateflow } from './create-crateflow.js';
 import { createHttpServer } from './http/create-http-server.js';
 import { reservePort } from './http/reserve-port.js';
@@ -23,7 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // not guaranteed (`ui: 5`, `plugins: "x"`): reading it may throw, synchronously too, and then the schema
     // problems alone are reported.
     const plugins = await (async () => checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(location.path)))().catch(() => undefined);
-    const all = [...loaded.problems, ...(plugins?.problems ?? [])];
+    const all = mergeProblems(loaded.problems, plugins?.problems ?? []);
     process.stderr.write(`${new ConfigError(loaded.source, all).message}\n`);
     return 1;
   }
@@ -46,6 +48,10 @@ async function main(argv: readonly string[]): Promise<number> {
     reserved.server.close();
     return 1;
   }
+  await createDefaultMusicFolder(loaded.config, log).catch((err: unknown) => {
+    // Not fatal: the library reports the missing folder as unhealthy, which says what to fix.
+    log.warn({ err }, 'could not create the default music folder ./music');
+  });
   const { port, host } = await crateflow.listen(reserved).catch(async (err: unknown) => {
     process.stderr.write(`Crateflow could not listen on ${loaded.config.server.host}:${loaded.config.server.port}: ${describe(err)}\n`);
     await crateflow.close();

@@ -4,6 +4,7 @@ import { parseDuration } from './config/parse-duration.js';
 import { Tokens } from './di/tokens.js';
 import { DownloadService } from './downloads/download-service.js';
 import { downloadRoutes } from './downloads/downloads.routes.js';
+import { EventBus } from './events/event-bus.js';
 import type { RouteSpec } from './http/route.js';
 import { JobLog } from './jobs/job-log.js';
 import { JobScheduler } from './jobs/job-scheduler.js';
@@ -49,6 +50,10 @@ export function startDomain(container: DependencyContainer): void {
   const downloads = container.resolve(DownloadService);
   const library = container.resolve(LibraryService);
   scheduler.every('download_poll', parseDuration(config.download_client.poll_interval), () => downloads.tick(), 0);
+  // An approval is handed to the download client at once; the poll only follows progress.
+  container.resolve(EventBus).subscribe((event) => {
+    if (event.type === 'queue_approved') downloads.handOff();
+  });
   scheduler.every('library_sync', parseDuration(config.library.sync_interval), async () => {
     await (await library.startSync('schedule')).done;
   });
@@ -57,5 +62,6 @@ export function startDomain(container: DependencyContainer): void {
 /** Stops the periodic work and waits for what is running, a sync started by a request included. */
 export async function stopDomain(container: DependencyContainer): Promise<void> {
   await container.resolve(JobScheduler).stop();
+  await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();
 }

@@ -72,7 +72,7 @@ export const ApiKeyConfig = Type.Object(
 export type ApiKeyConfig = Static<typeof ApiKeyConfig>;
 
 // Keys of ui.auth that the core reads itself; everything else in the block belongs to the auth plugin.
-export const CORE_AUTH_KEYS = ['enabled', 'type', 'api_keys', 'roles', 'trusted_proxies'] as const;
+export const CORE_AUTH_KEYS = ['enabled', 'type', 'api_keys', 'roles', 'trusted_proxies', 'logout_url'] as const;
 
 const Auth = Type.Object(
   {
@@ -84,6 +84,9 @@ const Auth = Type.Object(
       default: ['127.0.0.1/32', '::1/128'],
       description: 'CIDRs of the reverse proxies whose identity and X-Forwarded-* headers are believed',
     }),
+    logout_url: Type.Optional(
+      Type.String({ pattern: '^https?://', description: 'proxy mode: where "Sign out" leads, e.g. the Authelia portal\'s logout address' }),
+    ),
   },
   { additionalProperties: true, default: {} },
 );

@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import { compileStrict } from '../schema/ajv.js';
 import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { AppConfig } from './app-config.schema.js';
+import { findDuplicateKeys } from './find-duplicate-keys.js';
 import { substituteEnv } from './substitute-env.js';
 
 const validateAppConfig = compileStrict<AppConfig>(AppConfig);
@@ -45,11 +46,15 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
     if (problems.length === 0) source = 'built-in defaults';
   } else {
     const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+    if (doc.errors.some((error) => error.code === 'DUPLICATE_KEY')) problems.push(...findDuplicateKeys(text));
     for (const error of doc.errors) {
+      if (error.code === 'DUPLICATE_KEY') continue; // reported above by key path
       const where = error.linePos?.[0] ? `line ${error.linePos[0].line}, column ${error.linePos[0].col}` : '(file)';
       problems.push({ path: where, message: error.message.split('\n')[0] ?? 'invalid YAML' });
     }
     raw = doc.errors.length === 0 ? toJs(doc, problems) : {};
+    // Schema problems are still worth reporting when the only YAML problem is a duplicate key.
+    if (doc.errors.length > 0 && doc.errors.every((error) => error.code === 'DUPLICATE_KEY')) raw = toJs(parseDocument(text, { uniqueKeys: false }), problems);
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     problems.push({ path: '(root)', message: 'must be a mapping of keys (server:, storage:, …)' });

@@ -1,7 +1,9 @@
+import { isAbsolute, resolve } from 'node:path';
 import { inject, injectable } from 'tsyringe';
 import { DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
+import { eventDataOf } from '../events/event-data-of.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { JobLog } from '../jobs/job-log.js';
@@ -16,14 +18,16 @@ import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import type { Download } from './download.schema.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
+/** `poll`: the scheduled pass over everything; `hand-off`: only start and request what is wanted. */
+type Pass = 'poll' | 'hand-off';
 const ACTIVE: ReadonlySet<Download['state']> = new Set(['queued', 'searching', 'downloading']);
 const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 
 /**
  * Hands wanted items to the download client and follows each download to its end. One `tick()` (run by the
- * scheduler every `download_client.poll_interval`) starts new downloads up to `max_active`, asks the client
- * about each active one, and records every transition. `download_completed` fires exactly once per download,
- * in the same commit that marks it completed.
+ * scheduler every `download_client.poll_interval`, and at once by `handOff()` when an item is approved) starts
+ * new downloads up to `max_active`, asks the client about each active one, and records every transition.
+ * `download_completed` fires exactly once per download, in the same commit that marks it completed.
  */
 @injectable()
 export class DownloadService {
@@ -37,12 +41,60 @@ export class DownloadService {
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
+  /** The pass in progress, so a hand-off and the scheduler never run two passes at once. */
+  private running: Promise<void> | undefined;
+  /** What was asked for while a pass ran (it may be past the wishlist already): run it right after. */
+  private next: Pass | undefined;
+  private stopped = false;
+
   list(filter: { status?: Download['state']; limit: number; offset: number }) {
     const all = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
     return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
-  async tick(): Promise<void> {
+  /** One full pass (start wanted items, poll active ones); joins, then repeats, a pass already running. */
+  tick(): Promise<void> {
+    return this.run('poll');
+  }
+
+  /**
+   * Starts the download of what was just approved now instead of at the next poll: the poll interval is for
+   * following progress, and a person who approves an album expects the download client to get it at once.
+   * A hand-off only starts and requests; it does not poll, so a burst of approvals adds no status calls.
+   */
+  handOff(): void {
+    if (this.stopped) return;
+    this.run('hand-off').catch((err: unknown) => this.log.error({ err }, 'handing approved items to the download client failed; the next poll tries again'));
+  }
+
+  /** No more hand-offs (shutdown); waits for a pass in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => undefined); // its failure was logged by whoever started it
+  }
+
+  private run(pass: Pass): Promise<void> {
+    if (this.running) {
+      this.next = this.next === 'poll' || pass === 'poll' ? 'poll' : 'hand-off';
+      return this.running;
+    }
+    const loop = async () => {
+      let current: Pass | undefined = pass;
+      try {
+        while (current && !(this.stopped && current === 'hand-off')) {
+          this.next = undefined;
+          await this.runOnce(current);
+          current = this.next;
+        }
+      } finally {
+        this.running = undefined;
+      }
+    };
+    this.running = loop();
+    return this.running;
+  }
+
+  private async runOnce(pass: Pass): Promise<void> {
     const client = this.plugins.downloadClient;
     if (!client) return;
     await this.startWanted(client);
@@ -51,6 +103,7 @@ export class DownloadService {
       if (!ACTIVE.has(download.state)) continue;
       const item = this.store.data.wishlist[download.wishlist_id];
       if (!item) continue;
+      if (pass === 'hand-off' && download.client_ref !== undefined) continue; // progress is the poll's business
       const problem = download.client_ref === undefined ? await this.request(client, download, item) : await this.poll(client, download, item);
       if (problem) errors.push(problem);
     }
@@ -187,12 +240,13 @@ export class DownloadService {
       if (update.error !== undefined) download.error = update.error;
       else delete download.error;
       if (update.state === 'completed' && update.download_path) {
-        download.download_path = update.download_path;
+        const downloadPath = absolutePath(update.download_path);
+        download.download_path = downloadPath;
         if (item) {
           item.status = 'downloaded';
-          item.download_path = update.download_path;
+          item.download_path = downloadPath;
         }
-        emit('download_completed', { artist: download.artist, album: download.album, mbid: item?.mbid, download_path: update.download_path });
+        emit('download_completed', { ...eventDataOf(item ?? download), download_path: downloadPath });
       } else if (update.state === 'failed' && item) {
         if (update.retry_after_ms !== undefined) {
           item.status = 'wanted';
@@ -202,7 +256,7 @@ export class DownloadService {
         }
       }
     });
-    if (update.state === 'completed') void this.refreshLibrary(update.download_path);
+    if (update.state === 'completed') void this.refreshLibrary(update.download_path === undefined ? undefined : absolutePath(update.download_path));
   }
 
   private async refreshLibrary(downloadPath: string | undefined): Promise<void> {
@@ -244,6 +298,14 @@ export class DownloadService {
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+/**
+ * download_path as other programs (Node-RED, a library scanner, a webhook receiver) can use it: they do not share
+ * Crateflow's working directory, so a client's relative path is resolved against it here, where it means something.
+ */
+function absolutePath(path: string): string {
+  return isAbsolute(path) ? path : resolve(path);
 }
 
 function wantedItem(item: DeepReadonly<WishlistItem>): WantedItem {

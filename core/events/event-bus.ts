@@ -163,5 +163,7 @@ function withoutUndefined(data: EventData): EventData {
   if (data.mbid !== undefined) clean.mbid = data.mbid;
   if (data.download_path !== undefined) clean.download_path = data.download_path;
   if (data.id !== undefined) clean.id = data.id;
+  if (data.title !== undefined) clean.title = data.title;
+  if (data.type !== undefined) clean.type = data.type;
   return clean;
 }

@@ -6,6 +6,7 @@ import { JobLog } from '../jobs/job-log.js';
 import type { Job } from '../jobs/job.schema.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
+import { eventDataOf } from '../events/event-data-of.js';
 import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { CoreStore } from '../storage/core-store.js';
@@ -168,7 +169,7 @@ export class LibraryService {
         delete data.wishlist[item.id];
         this.known.removeWanted(item);
         for (const download of Object.values(data.downloads)) if (download.wishlist_id === item.id && download.state !== 'completed') delete data.downloads[download.id];
-        emit('wishlist_removed', { artist: item.artist, album: item.album, mbid: item.mbid });
+        emit('wishlist_removed', eventDataOf(item));
         removed++;
       }
       return removed;

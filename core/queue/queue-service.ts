@@ -10,6 +10,7 @@ import { LibraryCatalog } from '../library/library-catalog.js';
 import { CoreStore, type Emit, type MutationTools } from '../storage/core-store.js';
 import type { CoreData } from '../storage/core-data.js';
 import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
+import { eventDataOf } from '../events/event-data-of.js';
 import { KnownAlbums } from './known-albums.js';
 import { SerializedJson } from '../http/serialized-json.js';
 import { PendingView, viewKey, type PendingFilter } from './pending-view.js';
@@ -84,7 +85,7 @@ export class QueueService {
         data.queue[item.id] = item;
         this.known.addPending(item);
         added.push(item);
-        emit('queue_added', { artist: item.artist, album: item.album, mbid: item.mbid, id: item.id });
+        emit('queue_added', { ...eventDataOf(item), id: item.id });
       });
       return { items: added, duplicates: skipped.length, skipped };
     });
@@ -157,7 +158,7 @@ export class QueueService {
       history.stageRestored(restored);
       data.queue[id] = restored;
       this.known.addPending(restored);
-      emit('queue_added', { artist: restored.artist, album: restored.album, mbid: restored.mbid, id });
+      emit('queue_added', { ...eventDataOf(restored), id });
       return restored;
     });
     this.pending.invalidate();
@@ -177,7 +178,7 @@ export class QueueService {
   private apply(data: CoreData, emit: Emit, { history }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
     const decidedAt = this.timestamp();
     const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...(identity ? { decided_by: identity.name } : {}) };
-    const event = { artist: item.artist, album: item.album, mbid: item.mbid };
+    const event = eventDataOf(item);
     if (decision === 'approved') {
       // Owned already (the library synced while it waited): approved, but nothing to download.
       if (this.library.owns(item)) decided.in_library = true;

@@ -1,4 +1,6 @@
 import type { SchemaErrors } from './ajv.js';
+import { closestKey } from './closest-key.js';
+import { describePattern } from './describe-pattern.js';
 
 /** One problem, located by a path a user recognises (`webhooks[0].timeout_ms`, `body.items[2].artist`). */
 export interface PathProblem {
@@ -47,8 +49,19 @@ function describe(error: AjvError, root: string): PathProblem {
   const at = joinPath(root, pointerToPath(error.instancePath));
   const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
-    case 'additionalProperties':
-      return { path: at || '(root)', message: `unknown key "${String(params.additionalProperty)}"` };
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const properties: unknown = isRecord(error.parentSchema) ? error.parentSchema.properties : undefined;
+      const suggestion = isRecord(properties) ? closestKey(key, Object.keys(properties)) : undefined;
+      return { path: at || '(root)', message: `unknown key "${key}"${suggestion ? `; did you mean "${suggestion}"?` : ''}` };
+    }
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return { path: at || '(root)', message: describeSize(error.keyword, Number(params.limit)) };
+    case 'pattern':
+      return { path: at || '(root)', message: describePattern(params.pattern, isRecord(error.parentSchema) ? error.parentSchema.description : undefined, error.data) };
     case 'required':
       return { path: joinPath(at, String(params.missingProperty)), message: 'is required' };
     case 'anyOf':
@@ -63,6 +76,19 @@ function describe(error: AjvError, root: string): PathProblem {
     default:
       return { path: at || '(root)', message: error.message ?? `fails the ${error.keyword} rule` };
   }
+}
+
+/** "must be at least 16 characters long" instead of ajv's "must NOT have fewer than 16 characters". */
+function describeSize(keyword: string, limit: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (keyword === 'minLength') return limit === 1 ? 'must not be empty' : `must be at least ${plural(limit, 'character')} long`;
+  if (keyword === 'maxLength') return `must be at most ${plural(limit, 'character')} long`;
+  if (keyword === 'minItems') return `must list at least ${plural(limit, 'item')}`;
+  return `must list at most ${plural(limit, 'item')}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether `error` comes from inside one of `union`'s branches, for the same value or a value within it. */

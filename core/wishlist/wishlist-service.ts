@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Clock } from '@crateflow/sdk';
 import { Tokens } from '../di/tokens.js';
 import { ConflictError } from '../errors/conflict-error.js';
+import { eventDataOf } from '../events/event-data-of.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { LibraryCatalog } from '../library/library-catalog.js';
 import { KnownAlbums } from '../queue/known-albums.js';
@@ -47,7 +48,7 @@ export class WishlistService {
       if (!item) throw new NotFoundError('wishlist item', id);
       delete data.wishlist[id];
       this.known.removeWanted(item);
-      emit('wishlist_removed', { artist: item.artist, album: item.album, mbid: item.mbid });
+      emit('wishlist_removed', eventDataOf(item));
       return item;
     });
   }

@@ -44,17 +44,25 @@ export interface Node<Credentials extends object = Record<string, never>> {
 /** An express 4 request as the handlers here see it: a node:http request plus the admin app's parsed JSON body. */
 export interface HttpRequest extends IncomingMessage {
   body?: unknown;
+  /** body-parser's "this body is already handled" flag; set, every body-parser middleware skips the request. */
+  _body?: boolean;
 }
 export type HttpHandler = (req: HttpRequest, res: ServerResponse, next: (err?: unknown) => void) => void;
 
 /** express 4 internals, used only to remove a route again (the core HTTP In node does the same). */
 export interface ExpressLayer {
   route?: { path: string; methods: Record<string, boolean | undefined>; stack: Array<{ handle: unknown }> };
+  handle?: unknown;
 }
 
 export interface HttpApp {
   get(path: string, ...handlers: HttpHandler[]): void;
   post(path: string, ...handlers: HttpHandler[]): void;
+  use(handler: HttpHandler): void;
+  /** The app this one is mounted on (express sets it on mount); absent on the root app. */
+  parent?: HttpApp;
+  /** The app's mount path as seen from the root app ('' on the root). */
+  path?(): string;
   _router?: { stack: ExpressLayer[] };
 }
 

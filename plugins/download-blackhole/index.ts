@@ -1,5 +1,5 @@
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { definePlugin, PLUGIN_API_VERSION, Type, type DownloadUpdate, type WantedItem } from '@crateflow/sdk';
 import { findCompleteFolder, folderActivity } from './find-complete-folder.js';
 import { safeFileName } from './safe-file-name.js';
@@ -26,6 +26,10 @@ interface RequestRecord {
 export default definePlugin({
   manifest: { name: 'download-blackhole', kind: 'download-client', apiVersion: PLUGIN_API_VERSION, configSchema: Config, version: '1.0.0' },
   create: ({ config, storage, clock, log }) => {
+    // Absolute from here on: request files, download_path and events are read by other programs (a download tool,
+    // Node-RED, a library scanner) that do not share Crateflow's working directory, which relative paths rely on.
+    const requestsDir = resolve(config.requests_dir);
+    const completeDir = resolve(config.complete_dir);
     // What each folder looked like when first seen in its current state. A copy that preserves modification
     // times (rsync -a, cp -p) can leave old mtimes between files, so the file count and size must also have
     // stayed the same for the whole quiet period. Kept in memory: after a restart the quiet period restarts.
@@ -43,15 +47,22 @@ export default definePlugin({
 
     return {
       async start() {
-        await mkdir(config.requests_dir, { recursive: true });
-        await mkdir(config.complete_dir, { recursive: true });
+        await mkdir(requestsDir, { recursive: true });
+        await mkdir(completeDir, { recursive: true });
       },
 
       async request(item: WantedItem) {
-        const name = `${safeFileName(item.artist)} - ${safeFileName(item.album ?? item.title ?? 'unknown')} [${safeFileName(item.id, 40)}].json`;
-        const file = join(config.requests_dir, name);
-        const body = { id: item.id, artist: item.artist, album: item.album, title: item.title, mbid: item.mbid, type: item.type, year: item.year, requested_at: new Date(clock.now()).toISOString() };
-        await mkdir(config.requests_dir, { recursive: true });
+        const release = item.album ?? item.title ?? 'unknown';
+        const name = `${safeFileName(item.artist)} - ${safeFileName(release)} [${safeFileName(item.id, 40)}].json`;
+        const file = join(requestsDir, name);
+        // Where the finished folder must be put for status() to find it (names are matched normalised, so this
+        // exact spelling is one that works, not the only one).
+        const expectedDir = join(completeDir, safeFileName(item.artist), safeFileName(release));
+        const body = {
+          id: item.id, artist: item.artist, album: item.album, title: item.title, mbid: item.mbid, type: item.type, year: item.year,
+          expected_dir: expectedDir, requested_at: new Date(clock.now()).toISOString(),
+        };
+        await mkdir(requestsDir, { recursive: true });
         await writeFile(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
         await rename(`${file}.tmp`, file);
         const ref = item.id;
@@ -60,7 +71,7 @@ export default definePlugin({
       },
 
       async status(ref: string, item: WantedItem): Promise<DownloadUpdate> {
-        const folder = await findCompleteFolder(config.complete_dir, item.artist, item.album ?? item.title ?? '');
+        const folder = await findCompleteFolder(completeDir, item.artist, item.album ?? item.title ?? '');
         if (!folder) return { state: 'queued', progress: 0 };
         const activity = await folderActivity(folder);
         const now = clock.now();

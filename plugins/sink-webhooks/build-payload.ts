@@ -13,12 +13,15 @@ interface PayloadData {
   mbid?: string;
   download_path?: string;
   id?: string;
+  title?: string;
+  type?: 'album' | 'track';
 }
 
 /**
  * Builds the specification's payload for an event: `data` carries `artist`, `album` and `mbid` when known,
- * `download_path` only for `download_completed`, and `id` only for this project's `queue_added` (the four
- * specified events keep exactly the fields the specification lists).
+ * `download_path` only for `download_completed`, `id` only for this project's `queue_added`, and `title` with
+ * `type: "track"` only for track items (the four specified events about albums keep exactly the fields the
+ * specification lists).
  */
 export function buildPayload(event: DomainEvent): WebhookPayload {
   const { artist, album, mbid, download_path, id } = event.data;
@@ -27,6 +30,11 @@ export function buildPayload(event: DomainEvent): WebhookPayload {
   if (mbid !== undefined) data.mbid = mbid;
   if (event.type === 'download_completed' && download_path !== undefined) data.download_path = download_path;
   if (event.type === 'queue_added' && id !== undefined) data.id = id;
+  // Additions (CONTRACT §6): a track item's events name the track; album events are unchanged.
+  if (event.data.type === 'track') {
+    data.type = 'track';
+    if (event.data.title !== undefined) data.title = event.data.title;
+  }
   return { event: event.type, timestamp: isoTimestamp(event.timestamp), data };
 }
 

@@ -47,6 +47,8 @@ export const DomainEvent = Type.Object({
     mbid: Type.Optional(Type.String()),
     download_path: Type.Optional(Type.String()),
     id: Type.Optional(Type.String({ description: 'queue item id (queue_added only)' })),
+    title: Type.Optional(Type.String({ description: 'the track title (track items only; an addition to the specification)' })),
+    type: Type.Optional(Type.Union([Type.Literal('album'), Type.Literal('track')], { description: "'track' on events about a track item (an addition)" })),
   }),
 });
 export type DomainEvent = Static<typeof DomainEvent>;

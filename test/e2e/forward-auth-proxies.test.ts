@@ -84,6 +84,7 @@ async function deploy(): Promise<Deployment> {
     sessions: {
       'alice-2fa': { user: 'alice', groups: ['music-admins', 'music'], name: 'Alice Liddell', email: 'alice@example.com', twoFactor: true },
       'bob-1fa': { user: 'bob', groups: ['music'], name: 'Bob', email: 'bob@example.com', twoFactor: false },
+      'bob-2fa': { user: 'bob', groups: ['music'], name: 'Bob', email: 'bob@example.com', twoFactor: true },
       'carol-2fa': { user: 'carol', groups: [], name: 'Carol', twoFactor: true },
     },
   });
@@ -196,11 +197,24 @@ for (const proxy of PROXIES) {
       assert.deepEqual(field(info, 'user'), { name: 'alice', display_name: 'Alice Liddell', email: 'alice@example.com', groups: ['music-admins', 'music'], role: 'admin' });
       assert.equal((await via(SITE, '/api/v1/queue/pending', { ...json, cookie: 'authelia_session=alice-2fa' })).status, 200);
       assert.equal((await via(SITE, '/queue', { ...page, cookie: 'authelia_session=bob-1fa' })).status, 302, 'the UI needs two factors');
-      assert.equal((await via(SITE, '/api/v1/queue/pending', { ...json, cookie: 'authelia_session=bob-1fa' })).status, 200, 'the API one');
+      assert.equal((await via(SITE, '/api/v1/queue/pending', { ...json, cookie: 'authelia_session=bob-1fa' })).status, 401, 'and so does the API the UI calls');
+    });
+
+    it('accepts a UI action from the browser on a port other than 443 (Origin and Host keep the port)', async () => {
+      assert.notEqual(port, 443);
+      const origin = `https://${SITE}:${port}`;
+      const body = JSON.stringify({ artist: 'Stereolab', album: 'Dots and Loops' });
+      const added = await rawRequest(`https://127.0.0.1:${port}/api/v1/queue`, {
+        method: 'POST',
+        servername: SITE,
+        headers: { host: `${SITE}:${port}`, origin, referer: `${origin}/queue`, 'content-type': 'application/json', ...json, cookie: 'authelia_session=alice-2fa' },
+        body,
+      });
+      assert.equal(added.status, 201, added.text);
     });
 
     it('never lets a client-sent Remote-User reach the service as identity', async () => {
-      const bob = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, ...FORGED, cookie: 'authelia_session=bob-1fa' }));
+      const bob = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, ...FORGED, cookie: 'authelia_session=bob-2fa' }));
       assert.deepEqual(field(bob, 'user'), { name: 'bob', display_name: 'Bob', email: 'bob@example.com', groups: ['music'], role: 'approver' });
       const carol = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, ...FORGED, cookie: 'authelia_session=carol-2fa' }));
       assert.deepEqual(field(carol, 'user'), { name: 'carol', display_name: 'Carol', groups: [] }, 'an empty Remote-Groups answer is not filled in from the client');

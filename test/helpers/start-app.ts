@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, Logger } from '@crateflow/sdk';
@@ -40,6 +40,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<StartedAp
   const tempDir = await mkdtemp(join(tmpdir(), 'crateflow-test-'));
   const input = structuredClone(options.config ?? {});
   const config = withTestDefaults(input, tempDir);
+  // The default library folder exists, as `npm start` creates ./music on a first start; /health reports a
+  // missing one as degraded.
+  await mkdir(join(tempDir, 'music'), { recursive: true });
   if (!validateConfig(config)) throw new ConfigError('test config', formatSchemaErrors(validateConfig.errors));
   const crateflow = await createCrateflow({
     config,

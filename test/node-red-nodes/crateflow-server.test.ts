@@ -88,6 +88,21 @@ describe('crateflow-server test connection (POST <admin>/crateflow-server/test)'
     assert.match(String(answer.body.error), /ECONNREFUSED/);
   });
 
+  it('tests ${CRATEFLOW_URL} against the address the deployed config node resolved it to', async () => {
+    const flow = await loadServer();
+    const answer = await testConnection(flow, { id: 's1', url: '${CRATEFLOW_URL}', apiKey: '__PWRD__' });
+    assert.equal(answer.body.ok, true, JSON.stringify(answer.body));
+    assert.equal(api.received.at(-1)?.path, '/api/v1/auth/info');
+  });
+
+  it('explains that ${NAME} resolves at deploy when the config node is not deployed yet', async () => {
+    const flow = await loadServer();
+    const answer = await testConnection(flow, { id: 'not-deployed', url: '${CRATEFLOW_TEST_UNSET_VARIABLE}' });
+    assert.equal(answer.body.ok, false);
+    assert.match(String(answer.body.error), /^url: \$\{CRATEFLOW_TEST_UNSET_VARIABLE\} is filled in .* when the flow is deployed; deploy, then test again/);
+    assert.equal(api.received.length, 0);
+  });
+
   it('refuses a URL that is not http or https without calling anything', async () => {
     const flow = await loadServer();
     const answer = await testConnection(flow, { id: 's1', url: 'file:///etc/passwd' });

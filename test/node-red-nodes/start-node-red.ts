@@ -1,105 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { buildNodePackage, requireFromPackage } from './build-node-package.js';
 import type { FlowNode } from './node-red-test-helper.js';
 
-type Next = (error?: unknown) => void;
-
-/** The embedding API of the `node-red` package (node-red/lib/red.js) as used here. */
-interface NodeRedApi {
-  init(server: import('node:http').Server, settings: Record<string, unknown>): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  httpNode: (req: IncomingMessage, res: ServerResponse, next: Next) => void;
-  nodes: { getNode(id: string): unknown };
-  events: import('node:events').EventEmitter;
-}
-
-/** One line of Node-RED's log, as a custom logging handler receives it. */
-export interface NodeRedLogEntry {
-  level: number;
-  msg: unknown;
-  type?: string;
-  id?: string;
-}
-
 export interface StartedNodeRed {
-  /** `http://127.0.0.1:<port>`: Node-RED's HTTP endpoints (httpNodeRoot `/`). */
+  /** `http://127.0.0.1:<port>`: the editor and the flows' HTTP endpoints (Node-RED's defaults serve both at `/`). */
   url: string;
   userDir: string;
-  /** Every log entry at warn level or above. */
-  warnings: NodeRedLogEntry[];
-  /** Writes the flows and their credentials into the user dir and starts the runtime. */
+  /** Node-RED's log lines at `[warn]` or `[error]`, as it prints them. */
+  warnings: string[];
+  /** Everything Node-RED printed, for failure messages. */
+  output(): string;
+  /** Writes the flows and their credentials into the user dir and starts Node-RED. */
   start(flows: FlowNode[], credentials: Record<string, Record<string, string>>): Promise<void>;
-  hasNode(id: string): boolean;
+  /** The node types Node-RED loaded from installed packages without an error (its admin API, `GET /nodes`). */
+  loadedTypes(): Promise<string[]>;
   close(): Promise<void>;
 }
 
-const LEVEL_WARN = 30;
+const START_TIMEOUT_MS = 60_000;
+
+/** The settings file the `node-red` package ships, which `node-red` copies to a new user's ~/.node-red. */
+export const shippedSettingsFile = join(dirname(requireFromPackage.resolve('node-red/package.json')), 'settings.js');
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('the port probe has no TCP address');
+  return address.port;
+}
 
 /**
- * Prepares a real Node-RED runtime (`require('node-red')`, RED.init + RED.start) in `userDir`, with the built
- * package installed in `<userDir>/node_modules` the way the palette manager would put it, and the editor off.
- * Listening happens first, so the caller knows Node-RED's URL before it writes flows that point elsewhere.
- * Node-RED's runtime is a singleton: use this once per test process.
+ * Prepares Node-RED as a user runs it: the `node-red` command (red.js) in its own process, started with the
+ * package's shipped settings.js (editor at `/`, its JSON body parser in front of every flow endpoint), the built
+ * package installed in `<userDir>/node_modules` the way the palette manager would put it. Only the port is chosen
+ * (`--port`, as `node-red -p` does). The URL is known before start, so the caller can write flows that point here.
  */
 export async function prepareNodeRed(userDir: string): Promise<StartedNodeRed> {
   await buildNodePackage(join(userDir, 'node_modules', '@crateflow', 'node-red'));
   await writeFile(join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@crateflow/node-red': '*' } }));
-  const RED: NodeRedApi = requireFromPackage('node-red');
-  const warnings: NodeRedLogEntry[] = [];
-  const server = createServer((req, res) => {
-    RED.httpNode(req, res, () => {
-      res.writeHead(404).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address: AddressInfo | string | null = server.address();
-  if (address === null || typeof address === 'string') throw new Error('Node-RED server has no TCP address');
-  let started = false;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const warnings: string[] = [];
+  let printed = '';
+  let child: ChildProcess | undefined;
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url,
     userDir,
     warnings,
+    output: () => printed,
     async start(flows, credentials) {
       await mkdir(userDir, { recursive: true });
       await writeFile(join(userDir, 'flows.json'), JSON.stringify(flows, null, 2));
-      // credentialSecret: false stores credentials unencrypted, so the test can write them directly.
+      // An unencrypted credentials file is what a hand-written one looks like; Node-RED encrypts it with its
+      // generated key on first start (shipped settings: credentialSecret unset).
       await writeFile(join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
-      RED.init(server, {
-        userDir,
-        flowFile: 'flows.json',
-        credentialSecret: false,
-        httpAdminRoot: false,
-        httpNodeRoot: '/',
-        uiHost: '127.0.0.1',
-        externalModules: { autoInstall: false, palette: { allowInstall: false } },
-        logging: {
-          console: { level: 'off' },
-          collect: {
-            level: 'warn',
-            metrics: false,
-            audit: false,
-            handler: () => (entry: NodeRedLogEntry) => {
-              if (entry.level <= LEVEL_WARN) warnings.push(entry);
-            },
-          },
-        },
+      const redJs = join(dirname(shippedSettingsFile), 'red.js');
+      const started = spawn(process.execPath, [redJs, '--settings', shippedSettingsFile, '--userDir', userDir, '--port', String(port)], {
+        cwd: userDir,
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      // RED.start() resolves before the flows run; 'flows:started' says they do.
-      const flowsStarted = new Promise<void>((resolve) => RED.events.once('flows:started', () => resolve()));
-      await RED.start();
-      started = true;
-      await flowsStarted;
+      child = started;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`Node-RED did not start flows within ${START_TIMEOUT_MS} ms:\n${printed}`)), START_TIMEOUT_MS);
+        const onLine = (line: string) => {
+          if (/\[(warn|error)\]/.test(line)) warnings.push(line);
+          if (/\[info\] Started flows/.test(line)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        let pending = '';
+        const onChunk = (chunk: Buffer) => {
+          printed += chunk.toString('utf8');
+          pending += chunk.toString('utf8');
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          for (const line of lines) onLine(line);
+        };
+        started.stdout?.on('data', onChunk);
+        started.stderr?.on('data', onChunk);
+        started.once('exit', (code, signal) => {
+          clearTimeout(timer);
+          reject(new Error(`Node-RED exited (code ${code}, signal ${signal}) before starting flows:\n${printed}`));
+        });
+      });
     },
-    hasNode: (id) => Boolean(RED.nodes.getNode(id)),
+    async loadedTypes() {
+      const response = await fetch(`${url}/nodes`, { headers: { accept: 'application/json' } });
+      if (!response.ok) throw new Error(`GET /nodes answered ${response.status}`);
+      const sets: unknown = await response.json();
+      if (!Array.isArray(sets)) throw new Error(`GET /nodes is not a list: ${JSON.stringify(sets)}`);
+      return sets.flatMap((set: unknown) => {
+        if (typeof set !== 'object' || set === null) return [];
+        const types: unknown = Reflect.get(set, 'types');
+        const error: unknown = Reflect.get(set, 'err');
+        const loaded = Reflect.get(set, 'enabled') === true && (error === undefined || error === null);
+        return loaded && Array.isArray(types) ? types.filter((type): type is string => typeof type === 'string') : [];
+      });
+    },
     async close() {
-      if (started) await RED.stop();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      const running = child;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGTERM');
+      await exited;
     },
   };
 }

@@ -72,7 +72,8 @@ async function pluginStorage(dataDir: string, name: string): Promise<Record<stri
 
 describe('plugin failure isolation', () => {
   it('refuses to start when a plugin throws in create(), naming the plugin and the cause', async () => {
-    await assert.rejects(start([plugin('throws-in-create.ts')]), /plugin "throws-in-create" failed in create: config file for the sink is missing/);
+    // Reported like every config problem: at the plugin entry, naming the plugin.
+    await assert.rejects(start([plugin('throws-in-create.ts')]), /plugins\[0\]\S*: config file for the sink is missing \(throws-in-create\)/);
   });
 
   it('refuses to start when a plugin throws in start(), naming the plugin and the cause', async () => {

@@ -10,6 +10,8 @@ import { openPage } from './watched-page.js';
 
 const ALICE = { 'Remote-User': 'alice', 'Remote-Name': 'Alice Liddell', 'Remote-Groups': 'admins' };
 const BOB = { 'Remote-User': 'bob', 'Remote-Groups': 'listeners' };
+const CAROL = { 'Remote-User': 'carol', 'Remote-Name': 'Carol Danvers', 'Remote-Groups': 'family,guests' };
+const LOGOUT_URL = 'https://auth.example.com/logout';
 
 describe('proxy mode behind a forward-auth proxy', () => {
   let browser: Browser;
@@ -27,6 +29,7 @@ describe('proxy mode behind a forward-auth proxy', () => {
             type: 'proxy',
             trusted_headers: ['Remote-User', 'Remote-Groups', 'Remote-Name'],
             roles: { admins: 'admin', listeners: 'viewer' },
+            logout_url: LOGOUT_URL,
           },
         },
         webhooks: [{ name: 'home', url: receiver.url, events: ['queue_approved'] }],
@@ -51,7 +54,7 @@ describe('proxy mode behind a forward-auth proxy', () => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/');
     assert.equal(await page.getByTestId('user-name').innerText(), 'Alice Liddell · admin');
-    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0, 'no session to end here: the link goes to the proxy');
     await page.getByTestId('count-pending').filter({ hasText: '5' }).waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
     await w.screenshot('dashboard-proxy-desktop');
@@ -79,4 +82,57 @@ describe('proxy mode behind a forward-auth proxy', () => {
     w.assertNoConsoleErrors();
     await w.close();
   });
+
+  it('tells a user whose groups map to no role who they are and what an admin must map, instead of errors and "Offline"', async () => {
+    proxy.identity = CAROL;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/queue');
+    await page.getByTestId('no-role').waitFor();
+    assert.equal(await page.getByTestId('no-role-user').innerText(), 'Carol Danvers (carol)');
+    assert.equal(await page.getByTestId('no-role-groups').innerText(), 'family, guests');
+    assert.match(await page.getByTestId('no-role-example').innerText(), /roles:\s+family: viewer/);
+    assert.equal(await page.getByText('Offline').count(), 0);
+    assert.equal(await page.getByRole('alert').count(), 0, 'no error notice');
+    assert.equal(await page.getByRole('link', { name: 'Sign out' }).getAttribute('href'), LOGOUT_URL);
+    await w.screenshot('no-role-desktop');
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('offers a Sign out link to ui.auth.logout_url to a user with a role', async () => {
+    proxy.identity = ALICE;
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Sign out' }).getAttribute('href'), LOGOUT_URL);
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('names the track in the dashboard\'s recent activity', async () => {
+    proxy.identity = ALICE;
+    const added = await fetch(`${proxy.url}/api/v1/wishlist`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ artist: 'Slowdive', title: 'Alison', type: 'track' }),
+    });
+    assert.equal(added.status, 201);
+    const { id } = createdId(await added.json());
+    assert.equal((await fetch(`${proxy.url}/api/v1/wishlist/${id}`, { method: 'DELETE' })).status, 204);
+    const w = await openPage(browser, { baseURL: proxy.url });
+    const { page } = w;
+    await page.goto('/');
+    await page.locator('.activity-what', { hasText: 'Slowdive — Alison' }).waitFor();
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
 });
+
+/** The `id` of a created item. */
+function createdId(body: unknown): { id: string } {
+  const id: unknown = typeof body === 'object' && body !== null ? Reflect.get(body, 'id') : undefined;
+  assert.ok(typeof id === 'string', JSON.stringify(body));
+  return { id };
+}

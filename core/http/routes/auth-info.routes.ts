@@ -17,14 +17,16 @@ export const AuthInfo = Type.Object(
     type: Type.String({ description: 'disabled, basic or proxy' }),
     authenticated: Type.Boolean(),
     user: Type.Union([Type.Null(), AuthUser]),
+    logout_url: Type.Optional(Type.String({ description: 'proxy mode: where the UI\'s "Sign out" link leads (ui.auth.logout_url)' })),
   },
   { $id: 'AuthInfo' },
 );
 
 /** The public description of who a request is: no secrets, no session token. */
-export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null) {
+export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null, logoutUrl?: string) {
   const role = identity ? authenticator.roleOf(identity) : undefined;
   return {
+    ...(logoutUrl !== undefined ? { logout_url: logoutUrl } : {}),
     enabled: authenticator.enabled,
     type: authenticator.type,
     authenticated: identity !== null,
@@ -41,13 +43,13 @@ export function authInfoOf(authenticator: RequestAuthenticator, identity: Identi
 }
 
 /** `GET /auth/info`: public; who this request is, and how the server authenticates. Never anything secret. */
-export function authInfoRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
+export function authInfoRoutes(deps: { authenticator: RequestAuthenticator; logoutUrl?: string }): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/auth/info', tag: 'auth', access: 'public', identifyOptional: true,
       summary: 'Authentication mode and the identity of this request',
       response: AuthInfo,
-      handle: ({ identity }) => authInfoOf(deps.authenticator, identity),
+      handle: ({ identity }) => authInfoOf(deps.authenticator, identity, deps.logoutUrl),
     }),
   ];
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { hideUrlsIn } from '../../logging/redact-urls.js';
+import { cachedProbe } from './cached-probe.js';
 import type { Database } from '../../storage/database.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 
@@ -9,13 +10,28 @@ import type { LoadedPlugins } from '../../plugins/plugin-host.js';
  * backend that is unreachable is reported under `plugins` (and makes the status `degraded`) but keeps the
  * 200, so a liveness probe does not restart the service for somebody else's outage.
  */
+/**
+ * A hung backend delays /health by at most this, and then counts as unhealthy. Well under one second: that is
+ * the default timeout of a Kubernetes or Docker health probe, and a slow answer there would restart Crateflow
+ * for somebody else's outage.
+ */
+const PROBE_BUDGET_MS = 500;
+/** How long one round of probes answers every /health (a monitor polling each second probes each backend every few). */
+const PROBE_MAX_AGE_MS = 5000;
+
 export function healthHandler(deps: { database: Database; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
+  const probe = cachedProbe(() => deps.plugins.health(PROBE_BUDGET_MS), deps.now, PROBE_MAX_AGE_MS);
   return async function health(ctx: Context): Promise<void> {
-    const storeProblem = await deps.database.writeProblem();
-    const unhealthy = deps.plugins.all
-      .filter((p) => p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at))
+    // The same judgement as the dashboard (GET /api/v1/stats): a plugin's own health probe when it has one, else
+    // its last call. Probing here makes /health right from start-up, before any poll has failed.
+    const [storeProblem, probed] = await Promise.all([deps.database.writeProblem(), probe()]);
+    const unhealthy = deps.plugins.all.flatMap((p) => {
+      const probe = probed.get(p.name);
+      const failedLast = Boolean(p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at));
+      if (probe ? probe.ok : !failedLast) return [];
       // Public: a plugin's error can quote its URL (library.url with user:pass@, an internal host), so URLs go.
-      .map((p) => ({ name: p.name, kind: p.kind, error: hideUrlsIn(p.status.last_error ?? 'unknown error') }));
+      return [{ name: p.name, kind: p.kind, error: hideUrlsIn((probe ? probe.message : p.status.last_error) ?? 'unknown error') }];
+    });
     const body: Record<string, unknown> = {
       status: storeProblem || unhealthy.length > 0 ? 'degraded' : 'ok',
       version: deps.version,

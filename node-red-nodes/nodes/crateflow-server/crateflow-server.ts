@@ -3,6 +3,7 @@ import type { HttpRequest, NodeAPI, NodeDef } from '../node-red-api.js';
 import { CrateflowApiError } from './crateflow-api-error.js';
 import { CrateflowClient } from './crateflow-client.js';
 import type { ServerNode } from './find-server.js';
+import { resolveFormUrl } from './resolve-form-url.js';
 
 interface ServerDef extends NodeDef {
   url: string;
@@ -43,11 +44,10 @@ export = function register(RED: NodeAPI): void {
 async function testConnection(RED: NodeAPI, req: HttpRequest): Promise<Record<string, unknown>> {
   const body = typeof req.body === 'object' && req.body !== null ? req.body : {};
   const field = (name: string): unknown => (name in body ? Reflect.get(body, name) : undefined);
-  const url = field('url');
-  if (typeof url !== 'string' || !/^https?:\/\/[^/]/i.test(url.trim())) {
-    return { ok: false, error: 'url: must be an http:// or https:// address' };
-  }
   const id = field('id');
+  const resolved = resolveFormUrl(RED, field('url'), id);
+  if ('error' in resolved) return { ok: false, error: resolved.error };
+  const url = resolved.url;
   let apiKey = field('apiKey');
   if (apiKey === STORED_PASSWORD && typeof id === 'string') apiKey = RED.nodes.getCredentials(id)?.apiKey;
   const client = new CrateflowClient({

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { HttpHandler, HttpRequest, Node, NodeAPI, NodeDef, NodeMessage } from '../node-red-api.js';
 import { findServer } from '../crateflow-server/find-server.js';
+import { keepBodyUnparsed } from './keep-body-unparsed.js';
 import { BodyTooLargeError, readRawBody } from './read-raw-body.js';
 import { RecentDeliveries } from './recent-deliveries.js';
 import { removeRoute } from './remove-route.js';
@@ -112,11 +113,13 @@ export = function register(RED: NodeAPI): void {
         if (!res.headersSent) answer(res, 500, { title: 'Internal Server Error', status: 500, detail: 'the receiver failed' });
       });
     };
+    const releaseBody = keepBodyUnparsed(app, path);
     app.post(path, handler);
     node.status({});
 
     node.on('close', (_removed, done) => {
       removeRoute(app, handler);
+      releaseBody();
       recent.clear();
       done();
     });

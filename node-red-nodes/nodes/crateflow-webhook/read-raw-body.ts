@@ -9,8 +9,8 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * Reads the exact request bytes. The signature covers these bytes, so no parser may run first: Node-RED applies
- * no body parser to a custom `RED.httpNode` route. If a global `httpNodeMiddleware` already read the stream into
+ * Reads the exact request bytes. The signature covers these bytes, so no parser may run first: keepBodyUnparsed()
+ * keeps the editor's body parsers (Node-RED's default settings serve the editor at `/`) off the route. If a global `httpNodeMiddleware` already read the stream into
  * a Buffer `req.body`, that Buffer is used.
  */
 export function readRawBody(req: IncomingMessage & { body?: unknown }, limit: number): Promise<Buffer> {

@@ -69,7 +69,7 @@ describe('loadConfig', () => {
     const { problems } = await loadConfig({ path, explicit: true }, {});
     const lines = problems.map((p) => `${p.path}: ${p.message}`);
     assert.ok(lines.includes('server.port: must be <= 65535'), lines.join('\n'));
-    assert.ok(lines.includes('server: unknown key "hots"'), lines.join('\n'));
+    assert.ok(lines.includes('server: unknown key "hots"; did you mean "host"?'), lines.join('\n'));
     assert.ok(lines.some((l) => l.startsWith('log.level: must be one of "fatal"')), lines.join('\n'));
     assert.ok(lines.includes('storage: must be an object'), lines.join('\n'));
   });

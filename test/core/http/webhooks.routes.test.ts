@@ -326,9 +326,9 @@ describe('webhooks config', () => {
     for (const line of [
       'webhooks[0].timeout_ms: must be <= 30000 (webhooks)',
       'webhooks[1].retry: must be <= 5 (webhooks)',
-      'webhooks[2].events: must NOT have fewer than 1 items (webhooks)',
+      'webhooks[2].events: must list at least 1 item (webhooks)',
       'webhooks[3].events[0]: must be one of "download_completed", "queue_approved", "queue_rejected", "wishlist_removed", "queue_added" (webhooks)',
-      'webhooks[4].url: must match pattern',
+      'webhooks[4].url: must be an http:// or https:// address, got "ftp://example.com/" (webhooks)',
       'webhooks[5].name: is required (webhooks)',
       'webhooks[6]: unknown key "retires" (webhooks)',
     ]) {

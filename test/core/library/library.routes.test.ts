@@ -162,6 +162,8 @@ describe('POST /api/v1/library/sync', () => {
   it('fails the job when the filesystem library folder cannot be read', async (t) => {
     const app = await startApp({ config: { library: { sync_interval: '1d' } } });
     t.after(() => app.close());
+    // The test app starts with its (empty) default music folder, as a first start does; put a file in its place.
+    await rm(join(app.dataDir, '..', 'music'), { recursive: true });
     await writeFile(join(app.dataDir, '..', 'music'), 'a file where the folder should be');
     const job = await finished(app, (await startSync(app)).body.job.id);
     assert.equal(job.status, 'failed');

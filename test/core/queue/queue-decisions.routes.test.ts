@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
-import { api } from '../../helpers/api-client.js';
+import { api, eventually } from '../../helpers/api-client.js';
 import { addOne, API_KEY, MBID_A, MBID_B, MBID_C, pending, startQueueApp, wishlist, type Bulk, type Problem } from './queue-test-app.js';
 
 describe('POST /api/v1/queue/approve', () => {
@@ -13,11 +13,15 @@ describe('POST /api/v1/queue/approve', () => {
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [a.id, b.id] });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { success: true, count: 2, message: 'Approved 2 items' });
-    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A }, { artist: 'Slowdive' }]);
-    const wanted = (await wishlist(app)).body.items;
+    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A }, { artist: 'Slowdive', title: 'Alison', type: 'track' }]);
+    // Approval hands the items to the download client at once (DownloadService.handOff), so they move on to downloading.
+    const wanted = await eventually(async () => {
+      const items = (await wishlist(app)).body.items;
+      return items.every((w) => w.status === 'downloading') ? items : undefined;
+    }, 5000, 'the hand-off of both approved items');
     assert.deepEqual(
       wanted.map((w) => [w.artist, w.album, w.title, w.mbid, w.year, w.type, w.status, w.queue_id]).sort(),
-      [['Low', 'Double Negative', undefined, MBID_A, 2018, 'album', 'wanted', a.id], ['Slowdive', undefined, 'Alison', undefined, undefined, 'track', 'wanted', b.id]].sort(),
+      [['Low', 'Double Negative', undefined, MBID_A, 2018, 'album', 'downloading', a.id], ['Slowdive', undefined, 'Alison', undefined, undefined, 'track', 'downloading', b.id]].sort(),
     );
     assert.equal((await pending(app)).body.total, 1);
   });

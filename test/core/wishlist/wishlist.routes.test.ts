@@ -161,7 +161,7 @@ describe('DELETE /api/v1/wishlist/:id', () => {
     assert.equal(res.status, 204);
     assert.equal(res.body, undefined);
     assert.equal((await api(app.baseUrl, 'DELETE', `/api/v1/wishlist/${plain.id}`)).status, 204);
-    assert.deepEqual(events.dataOf('wishlist_removed'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID }, { artist: 'Slowdive' }]);
+    assert.deepEqual(events.dataOf('wishlist_removed'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID }, { artist: 'Slowdive', title: 'Alison', type: 'track' }]);
     assert.equal((await list(app)).body.total, 0);
     await want(app, { artist: 'Low', album: 'Double Negative', mbid: MBID });
   });

@@ -2,7 +2,7 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { DownloadClient, WantedItem } from '@crateflow/sdk';
 import { ManualClock, type MemoryStorage } from '@crateflow/sdk/testing';
 import blackhole from '@crateflow/download-blackhole';
@@ -21,11 +21,13 @@ interface Setup {
   recreate(): Promise<DownloadClient>;
 }
 
-async function setup(t: TestContext): Promise<Setup> {
+async function setup(t: TestContext, options: { relativeDirs?: boolean } = {}): Promise<Setup> {
   const root = await mkdtemp(join(tmpdir(), 'blackhole-'));
   const requestsDir = join(root, 'box', 'requests');
   const completeDir = join(root, 'box', 'complete');
-  const config = { requests_dir: requestsDir, complete_dir: completeDir, quiet_period_ms: QUIET_MS };
+  // relativeDirs: the folders as config.yaml often names them, relative to the working directory.
+  const configured = (dir: string) => (options.relativeDirs ? relative(process.cwd(), dir) : dir);
+  const config = { requests_dir: configured(requestsDir), complete_dir: configured(completeDir), quiet_period_ms: QUIET_MS };
   // File times come from the real clock; start the manual one at real time so "quiet for" is meaningful.
   const harness = createPluginTestContext(blackhole, config, { clock: new ManualClock(Date.now()) });
   const more: { close(): Promise<void> }[] = [];
@@ -69,7 +71,7 @@ describe('download-blackhole plugin', () => {
   });
 
   it('writes one JSON request file per item with id, artist, album, mbid, type and year, and answers the item id as ref', async (t) => {
-    const { client, clock, requestsDir } = await setup(t);
+    const { client, clock, requestsDir, completeDir } = await setup(t);
     const mbid = '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f';
     const { ref } = await client.request(item({ mbid, year: 2018 }));
     await client.request(item({ id: 'w2', artist: 'Slowdive', album: undefined, title: 'Alison', type: 'track' }));
@@ -77,7 +79,10 @@ describe('download-blackhole plugin', () => {
     const files = (await readdir(requestsDir)).sort();
     assert.deepEqual(files, ['Low - Double Negative [w1].json', 'Slowdive - Alison [w2].json']);
     const body: unknown = JSON.parse(await readFile(join(requestsDir, 'Low - Double Negative [w1].json'), 'utf8'));
-    assert.deepEqual(body, { id: 'w1', artist: 'Low', album: 'Double Negative', mbid, type: 'album', year: 2018, requested_at: new Date(clock.now()).toISOString() });
+    assert.deepEqual(body, {
+      id: 'w1', artist: 'Low', album: 'Double Negative', mbid, type: 'album', year: 2018,
+      expected_dir: join(completeDir, 'Low', 'Double Negative'), requested_at: new Date(clock.now()).toISOString(),
+    });
   });
 
   it('keeps request files inside requests_dir whatever the artist and album say', async (t) => {
@@ -100,6 +105,23 @@ describe('download-blackhole plugin', () => {
     }
     assert.deepEqual(await readdir(join(root, 'box')), ['complete', 'requests'], 'nothing was written next to requests_dir');
     assert.deepEqual(await readdir(root), ['box']);
+  });
+
+  it('gives absolute paths for relative folders: expected_dir in the request file and download_path when complete', async (t) => {
+    const { client, clock, requestsDir, completeDir } = await setup(t, { relativeDirs: true });
+    const wanted = item({ id: 'w9', artist: 'AC/DC', album: 'Back in Black' });
+    const { ref } = await client.request(wanted);
+    const body: unknown = JSON.parse(await readFile(join(requestsDir, 'AC_DC - Back in Black [w9].json'), 'utf8'));
+    const expectedDir: unknown = typeof body === 'object' && body !== null ? Reflect.get(body, 'expected_dir') : undefined;
+    assert.equal(expectedDir, join(completeDir, 'AC_DC', 'Back in Black'));
+    assert.ok(typeof expectedDir === 'string' && isAbsolute(expectedDir));
+    // A tool that does as the request file says puts the album exactly there, and the download completes.
+    await writeTrack(clock, expectedDir, '01 Hells Bells.flac');
+    await clock.advance(QUIET_MS);
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'first sight of the folder starts the quiet period');
+    await clock.advance(QUIET_MS);
+    const done = await client.status(ref, wanted);
+    assert.deepEqual(done, { state: 'completed', progress: 1, download_path: expectedDir });
   });
 
   it('reports queued until a matching <Artist>/<Album> folder appears in complete_dir', async (t) => {

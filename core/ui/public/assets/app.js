@@ -13,6 +13,7 @@ import { WishlistPage } from './pages/wishlist.js';
 import { DownloadsPage } from './pages/downloads.js';
 import { LibraryPage } from './pages/library.js';
 import { WebhooksPage } from './pages/webhooks.js';
+import { NoRolePage } from './pages/no-role.js';
 
 /** Keep in step with UI_PAGES in core/ui/serve-ui.ts (which adds /login) and NAV in components/layout.js. */
 const PAGES = {
@@ -78,8 +79,11 @@ export function App() {
     if ((!info.enabled || info.authenticated) && onLoginPage) navigate(safeNext(params.get('next')), { replace: true });
   }, [info, needsLogin, onLoginPage]);
 
+  // Someone signed in whose groups map to no role may call nothing (403): no live updates, the no-role page instead.
+  const withoutRole = Boolean(info && info.enabled && info.authenticated && sessionOf(info).role === 'none');
+
   useEffect(() => {
-    if (info && (!info.enabled || info.authenticated)) startLive();
+    if (info && (!info.enabled || info.authenticated) && !withoutRole) startLive();
     else stopLive();
   }, [info]);
 
@@ -106,6 +110,7 @@ export function App() {
     }} /><${Toasts} />`;
   }
   if (onLoginPage) return html`<p class="boot">Loading Crateflow…</p>`;
+  if (withoutRole) return html`<${NoRolePage} info=${info} />`;
 
   const session = sessionOf(info);
   const Page = page ? page.component : NotFound;

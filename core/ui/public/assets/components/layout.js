@@ -48,6 +48,9 @@ export function Layout({ session, path, onSignedOut, children }) {
           ? html`<span class="user-name" data-testid="user-name" title=${`Role: ${session.role}`}>${session.userName}<span class="user-role"> · ${session.role}</span></span>`
           : null}
         ${canSignOut ? html`<button type="button" class="btn btn-small" onClick=${signOut} disabled=${busy}>Sign out</button>` : null}
+        ${session.info.type === 'proxy' && session.info.logout_url
+          ? html`<a class="btn btn-small" href=${session.info.logout_url}>Sign out</a>`
+          : null}
       </div>
     </header>
     <main id="main" class="content" tabindex="-1">${children}</main>

@@ -72,9 +72,15 @@ function ActivityPanel({ events }) {
     ${events.length === 0 ? html`<p class="muted">Nothing has happened yet.</p>` : html`<ul class="plain-list activity">
       ${events.map((e) => html`<li key=${e.id}>
         <span class=${`event-type event-${e.type}`}>${EVENT_LABELS[e.type] || e.type}</span>
-        <span class="activity-what">${e.data.artist}${e.data.album ? ` — ${e.data.album}` : ''}</span>
+        <span class="activity-what">${describeSubject(e.data)}</span>
         <time class="muted" datetime=${e.timestamp} title=${formatTime(e.timestamp)}>${formatAgo(e.timestamp)}</time>
       </li>`)}
     </ul>`}
   </section>`;
+}
+
+/** "Artist — Album", or for a track "Artist — Title" (and its album when known): the feed names what happened to. */
+function describeSubject(data) {
+  if (data.type === 'track' && data.title) return `${data.artist} — ${data.title}${data.album ? ` (${data.album})` : ''}`;
+  return `${data.artist}${data.album ? ` — ${data.album}` : ''}`;
 }

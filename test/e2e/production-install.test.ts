@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
+
+const run = promisify(execFile);
+const DEV_ONLY = ['tsx', 'typescript', 'playwright-core', 'node-red', 'autocannon'];
+
+/** `npm start` as a user runs it, in its own process group so that stopping it stops npm's child too. */
+async function npmStart(cwd: string, config: string): Promise<{ msToListening: number; stderr: string; port: number; stop(): Promise<void> }> {
+  const started = performance.now();
+  const child = spawn('npm', ['start', '--silent', '--', '--config', config], { cwd, detached: true, stdio: 'pipe', env: { ...process.env, PORT: '' } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const { port } = await waitForListening(child, 120_000);
+  const msToListening = performance.now() - started;
+  return {
+    msToListening,
+    port,
+    get stderr() {
+      return stderr;
+    },
+    async stop() {
+      if (child.pid === undefined || child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
+// One lean test on purpose: a production install takes a while. A fresh clone of this repository, installed the
+// way a server is (`npm ci --omit=dev`), must start with `npm start`, and a second start must not build again.
+describe('a production install (git clone, npm ci --omit=dev, npm start)', { timeout: 600_000 }, () => {
+  let dir: string;
+  let clone: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'crateflow-prod-'));
+    clone = join(dir, 'crateflow');
+    await run('git', ['clone', '--quiet', REPO_ROOT, clone]);
+    await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: clone, maxBuffer: 16 * 1024 * 1024 });
+  });
+  after(async () => {
+    // npm exits as soon as it has forwarded SIGTERM; the service may still be flushing its store for a moment.
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  });
+
+  it('starts without development tools, builds once, and starts again in well under 3 s without building', async () => {
+    for (const name of DEV_ONLY) assert.ok(!existsSync(join(clone, 'node_modules', name)), `${name} is installed by npm ci --omit=dev`);
+    const config = join(dir, 'config.yaml');
+    await writeFile(config, `server:\n  port: 0\nstorage:\n  dir: ${dir}/data\n`);
+
+    const first = await npmStart(clone, config);
+    try {
+      const health = await fetch(`http://127.0.0.1:${first.port}/health`);
+      assert.equal(health.status, 200);
+      assert.match(first.stderr, /built dist\/crateflow\.mjs/);
+    } finally {
+      await first.stop();
+    }
+    // A plugin written against the sdk, outside the bundle, can import it with plain node.
+    const sdk = await run(process.execPath, ['--input-type=module', '-e', "import { definePlugin } from '@crateflow/sdk'; console.log(typeof definePlugin);"], { cwd: clone });
+    assert.equal(sdk.stdout.trim(), 'function');
+
+    const second = await npmStart(clone, config);
+    await second.stop();
+    assert.doesNotMatch(second.stderr, /built/, 'nothing changed, nothing is built');
+    assert.ok(second.msToListening < 3000, `npm start took ${Math.round(second.msToListening)} ms to listen`);
+  });
+});

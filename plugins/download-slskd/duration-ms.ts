@@ -1,7 +1,7 @@
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** The config pattern for a duration such as `500ms`, `90s`, `30m`, `2h` or `1d` (the form core's own durations use). */
-export const DURATION_PATTERN = '^\\d+(ms|s|m|h|d)$';
+export const DURATION_PATTERN = '^[0-9]+(ms|s|m|h|d)$'; // the core's spelling, so config errors read "a duration like 10s"
 
 /**
  * Milliseconds in a duration written like `30m`. The config schema already checked the text against

@@ -36,7 +36,7 @@ describe('POST /api/v1/queue', () => {
     assert.ok(low && slowdive);
     assert.deepEqual(events.dataOf('queue_added'), [
       { artist: 'Low', album: 'Double Negative', mbid: MBID_A, id: low.id },
-      { artist: 'Slowdive', id: slowdive.id },
+      { artist: 'Slowdive', title: 'Alison', type: 'track', id: slowdive.id },
     ]);
   });
 

@@ -70,7 +70,7 @@ describe('download-slskd: stall_timeout', () => {
 
   it('refuses a stall_timeout that is not a duration, naming the key, and defaults it to 30m', async () => {
     const base = { url: 'http://127.0.0.1:5030', api_key: 'k', downloads_dir: '/srv/slskd/downloads' };
-    assert.throws(() => createPluginTestContext(slskd, { ...base, stall_timeout: '30 minutes' }), /config\.stall_timeout: must match pattern/);
+    assert.throws(() => createPluginTestContext(slskd, { ...base, stall_timeout: '30 minutes' }), /config\.stall_timeout: must be a duration like 10s/);
     const harness = createPluginTestContext(slskd, base);
     assert.equal(harness.context.config.stall_timeout, '30m');
     assert.equal(harness.context.config.search.min_interval_ms, 10_000);

@@ -14,9 +14,12 @@ export function ErrorNotice({ error, onRetry }) {
 const toastListeners = new Set();
 let nextToastId = 1;
 
-/** Shows a message for a few seconds in the toast area; `kind` is "ok" or "error". */
-export function toast(text, kind = 'ok') {
-  const item = { id: nextToastId++, text, kind };
+/**
+ * Shows a message for a few seconds in the toast area; `kind` is "ok" or "error". `action` ({label, run}) adds a
+ * button, e.g. Undo; the toast then stays longer, and goes once the button is used.
+ */
+export function toast(text, kind = 'ok', action = undefined) {
+  const item = { id: nextToastId++, text, kind, action };
   for (const listener of toastListeners) listener(item);
 }
 
@@ -25,12 +28,18 @@ export function Toasts() {
   useEffect(() => {
     const add = (item) => {
       setItems((list) => [...list.slice(-3), item]);
-      setTimeout(() => setItems((list) => list.filter((i) => i.id !== item.id)), item.kind === 'error' ? 8000 : 4000);
+      setTimeout(() => setItems((list) => list.filter((i) => i.id !== item.id)), item.kind === 'error' || item.action ? 8000 : 4000);
     };
     toastListeners.add(add);
     return () => toastListeners.delete(add);
   }, []);
   return html`<div class="toasts" role="status" aria-live="polite">
-    ${items.map((i) => html`<div key=${i.id} class=${`toast toast-${i.kind}`}>${i.text}</div>`)}
+    ${items.map((i) => html`<div key=${i.id} class=${`toast toast-${i.kind}`}>
+      <span>${i.text}</span>
+      ${i.action ? html`<button type="button" class="btn btn-small toast-action" onClick=${() => {
+        setItems((list) => list.filter((other) => other.id !== i.id));
+        i.action.run();
+      }}>${i.action.label}</button>` : null}
+    </div>`)}
   </div>`;
 }

@@ -12,6 +12,7 @@ import { ErrorNotice, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 import { SearchBox } from '../components/search-box.js';
 import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
+import { DecidedQueue, restoreItems } from './queue-decided.js';
 
 const SORTS = [
   ['added_at:desc', 'Newest first'],
@@ -25,6 +26,7 @@ const SORTS = [
 ];
 const PAGE_SIZES = [25, 50, 100, 200];
 const VERB = { approve: 'Approved', reject: 'Rejected' };
+const VIEWS = [['pending', 'Pending'], ['rejected', 'Rejected'], ['approved', 'Approved']];
 
 function readParams(params) {
   const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : 50;
@@ -39,6 +41,24 @@ function readParams(params) {
 }
 
 export function QueuePage({ session, params }) {
+  const status = VIEWS.some(([s]) => s === params.get('status')) ? params.get('status') : 'pending';
+  if (status === 'pending') return html`<${PendingQueue} session=${session} params=${params} />`;
+  return html`<section aria-labelledby="queue-title" class="queue">
+    <div class="page-head"><h1 id="queue-title">Queue</h1></div>
+    <${QueueViews} status=${status} />
+    <${DecidedQueue} status=${status} session=${session} view=${readParams(params)} />
+  </section>`;
+}
+
+/** Pending, rejected or approved items: the decided ones come from the server's history. */
+function QueueViews({ status }) {
+  return html`<div class="segmented queue-views" role="group" aria-label="Queue items">
+    ${VIEWS.map(([s, label]) => html`<button key=${s} type="button" class="btn btn-small" aria-pressed=${status === s ? 'true' : 'false'}
+      onClick=${() => setParams({ status: s === 'pending' ? undefined : s, offset: undefined, q: undefined, source: undefined })}>${label}</button>`)}
+  </div>`;
+}
+
+function PendingQueue({ session, params }) {
   const view = readParams(params);
   const key = query(view);
   const pending = useResource((signal) => api(`/queue/pending${key}`, { signal }), key);
@@ -70,12 +90,15 @@ export function QueuePage({ session, params }) {
     if (!canDecide || targets.length === 0 || busy) return;
     setBusy(true);
     try {
+      // A rejection can be taken back at once: Undo restores what was just rejected.
+      const undo = decision === 'reject' ? { label: 'Undo', run: () => restoreItems(targets).finally(pending.reload) } : undefined;
       if (targets.length === 1) {
-        await api(`/queue/${encodeURIComponent(targets[0].id)}/${decision}`, { method: 'POST' });
-        toast(`${VERB[decision]} ${releaseName(targets[0])}`);
+        const { item } = await api(`/queue/${encodeURIComponent(targets[0].id)}/${decision}`, { method: 'POST' });
+        const owned = item && item.in_library ? ': already in your library, not downloaded again' : '';
+        toast(`${VERB[decision]} ${releaseName(targets[0])}${owned}`, 'ok', undo);
       } else {
         const result = await api(`/queue/${decision}`, { method: 'POST', body: { ids: targets.map((t) => t.id) } });
-        toast(result.message);
+        toast(result.message, 'ok', undo);
       }
       setHidden((old) => new Set([...old, ...targets.map((t) => t.id)]));
       setSelected((old) => new Set([...old].filter((id) => !targets.some((t) => t.id === id))));
@@ -126,6 +149,7 @@ export function QueuePage({ session, params }) {
       <h1 id="queue-title">Queue ${data ? html`<span class="muted count-inline" data-testid="queue-total">${formatCount(data.total)} pending</span>` : null}</h1>
       <button type="button" class="btn btn-small btn-ghost" onClick=${help.toggle} aria-expanded=${help.open} aria-controls="queue-keys">Keyboard shortcuts</button>
     </div>
+    <${QueueViews} status="pending" />
     ${help.open ? html`<${QueueShortcuts} id="queue-keys" />` : null}
     <div class="toolbar" role="search">
       <${SearchBox} inputRef=${searchRef} label="Search queue" placeholder="Search artist, album, source…  ( / )" value=${view.q}

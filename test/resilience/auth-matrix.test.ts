@@ -31,6 +31,8 @@ const ACCESS: Record<string, Access> = {
   'GET /api/v1/openapi.json': 'public',
   'GET /api/v1/plugins': 'viewer',
   'GET /api/v1/queue/pending': 'viewer',
+  'GET /api/v1/queue': 'viewer',
+  'POST /api/v1/queue/{id}/restore': 'approver',
   'POST /api/v1/queue': 'approver',
   'POST /api/v1/queue/approve': 'approver',
   'POST /api/v1/queue/reject': 'approver',

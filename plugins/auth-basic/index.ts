@@ -1,4 +1,4 @@
-import { definePlugin, isSecretHash, PLUGIN_API_VERSION, Type, type AuthRequest, type Identity } from '@crateflow/sdk';
+import { definePlugin, isSecretHash, PLUGIN_API_VERSION, Type, type AuthRequest, type ConfigProblem, type Identity } from '@crateflow/sdk';
 import { basicCredentials } from './basic-credentials.js';
 import { CredentialCheck } from './credential-check.js';
 import { credentialsChanged, credentialStamp } from './credential-stamp.js';
@@ -26,13 +26,18 @@ const DAY_MS = 86_400_000;
  */
 export default definePlugin({
   manifest: { name: 'auth-basic', kind: 'auth', apiVersion: PLUGIN_API_VERSION, configSchema: Config, version: '1.0.0' },
-  create({ config, log, storage, clock }) {
+  // Reported with every other config problem before start-up, in the same `path: message` form.
+  checkConfig(config) {
+    const problems: ConfigProblem[] = [];
     if ((config.password === undefined) === (config.password_hash === undefined)) {
-      throw new Error('ui.auth: set exactly one of password and password_hash');
+      problems.push({ path: '', message: 'set exactly one of password and password_hash' });
     }
     if (config.password_hash !== undefined && !isSecretHash(config.password_hash)) {
-      throw new Error('ui.auth.password_hash: not an scrypt PHC string; create one with crateflow hash-password');
+      problems.push({ path: 'password_hash', message: 'is not a password hash; make one with npm run hash-password' });
     }
+    return problems;
+  },
+  create({ config, log, storage, clock }) {
     if (config.password !== undefined) {
       log.warn('ui.auth.password is written in plain text; store a hash instead (crateflow hash-password → ui.auth.password_hash)');
     }

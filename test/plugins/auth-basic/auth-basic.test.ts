@@ -37,10 +37,13 @@ describe('auth-basic plugin', () => {
     assert.equal(log.at('warn').length, 0);
   });
 
-  it('refuses a config with both or neither of password and password_hash', async () => {
-    await assert.rejects(create({ username: 'alice' }), /exactly one of password and password_hash/);
-    await assert.rejects(create({ username: 'alice', password: 'x', password_hash: await hashSecret('x') }), /exactly one/);
-    await assert.rejects(create({ username: 'alice', password_hash: '$scrypt$broken' }), /not an scrypt PHC string/);
+  it('reports a config with both or neither of password and password_hash, or a broken hash, as config problems', async () => {
+    const check = (config: Parameters<NonNullable<typeof authBasic.checkConfig>>[0]) => authBasic.checkConfig?.(config) ?? [];
+    const base = { username: 'alice', session_idle_minutes: 1440, session_max_days: 30 };
+    assert.deepEqual(check(base), [{ path: '', message: 'set exactly one of password and password_hash' }]);
+    assert.deepEqual(check({ ...base, password: 'x', password_hash: await hashSecret('x') }).map((p) => p.message), ['set exactly one of password and password_hash']);
+    assert.deepEqual(check({ ...base, password_hash: '$scrypt$broken' }), [{ path: 'password_hash', message: 'is not a password hash; make one with npm run hash-password' }]);
+    assert.deepEqual(check({ ...base, password: 'x' }), []);
   });
 
   it('logs in, recognises the session token, and logs out', async () => {

@@ -33,6 +33,8 @@ export class DecidedHistory {
   private readonly offsets: Record<DecidedStatus, number[]> = { approved: [], rejected: [] };
   private readonly matcher = new AlbumMatcher();
   private staged: Buffer[] = [];
+  // Lines staged or being flushed, by offset: reads of them must not go to the file before they are in it.
+  private readonly unflushed = new Map<number, Buffer>();
   private durable = 0;
   private end = 0;
 
@@ -104,6 +106,7 @@ export class DecidedHistory {
     await writeFully(this.handle, bytes, at);
     await this.handle.datasync();
     this.durable = at + bytes.length;
+    for (const offset of this.unflushed.keys()) if (offset < this.durable) this.unflushed.delete(offset);
   }
 
   /**
@@ -112,6 +115,7 @@ export class DecidedHistory {
    */
   async reload(committed: number): Promise<void> {
     this.staged = [];
+    this.unflushed.clear();
     const size = (await this.handle.stat()).size;
     if (size < committed) throw new DamagedDataError(this.path, `holds ${size} bytes but ${committed} were acknowledged`, RECOVERY);
     if (size > committed) {
@@ -146,6 +150,7 @@ export class DecidedHistory {
     const line = Buffer.from(`${kind}\t${id}\t${status}\t${clean(album.mbid?.toLowerCase())}\t${clean(nameKeyOf(album))}\t${json}\n`);
     const offset = this.end;
     this.staged.push(line);
+    this.unflushed.set(offset, line);
     this.end += line.length;
     return offset;
   }
@@ -182,19 +187,25 @@ export class DecidedHistory {
   }
 
   private async readItem(offset: number): Promise<QueueItem> {
+    const inMemory = this.unflushed.get(offset);
+    if (inMemory) return parseRecord(inMemory.subarray(0, inMemory.length - 1).toString('utf8'));
     let size = READ_BYTES;
     for (;;) {
       const buffer = Buffer.alloc(size);
       const { bytesRead } = await this.handle.read(buffer, 0, size, offset);
       const newline = buffer.subarray(0, bytesRead).indexOf(10);
       if (newline !== -1) {
-        const text = buffer.subarray(0, newline).toString('utf8');
-        return JSON.parse(text.slice(nthTab(text, 5) + 1));
+        return parseRecord(buffer.subarray(0, newline).toString('utf8'));
       }
       if (bytesRead < size) throw new DamagedDataError(this.path, `the line at byte ${offset} has no end`, RECOVERY);
       size *= 4;
     }
   }
+}
+
+/** The record of a history line (the JSON after its five key fields). */
+function parseRecord(line: string): QueueItem {
+  return JSON.parse(line.slice(nthTab(line, 5) + 1));
 }
 
 function clean(text: string | undefined): string {

@@ -1,0 +1,57 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DecidedHistory } from '../../../core/queue/decided-history.js';
+import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
+
+const decided = (id: string, artist: string, status: 'approved' | 'rejected'): QueueItem & { status: 'approved' | 'rejected' } => ({
+  id, artist, album: 'Tab\there, newline\nthere', type: 'album', source: 'api', status, added_at: '2026-01-01T00:00:00.000Z', decided_at: '2026-01-02T00:00:00.000Z',
+});
+
+async function fresh(): Promise<{ path: string; history: DecidedHistory }> {
+  const path = join(await mkdtemp(join(tmpdir(), 'crateflow-history-')), 'queue-history.jsonl');
+  return { path, history: await DecidedHistory.open(path, 0) };
+}
+
+describe('DecidedHistory', () => {
+  it('serves a decision staged but not yet flushed from memory, never a half-written line from the file', async () => {
+    const { history } = await fresh();
+    history.stageDecided(decided('a1', 'Low', 'rejected'));
+    const page = await history.page('rejected', 0, 10);
+    assert.deepEqual(page.items.map((i) => [i.id, i.album]), [['a1', 'Tab\there, newline\nthere']]);
+    await history.flush();
+    assert.deepEqual((await history.get('a1'))?.artist, 'Low');
+    await history.close();
+  });
+
+  it('cuts off lines past the acknowledged length at open, and rebuilds restores and re-decisions', async () => {
+    const { path, history } = await fresh();
+    history.stageDecided(decided('a1', 'Low', 'rejected'));
+    history.stageDecided(decided('a2', 'Ride', 'approved'));
+    history.stageRestored(decided('a1', 'Low', 'rejected'));
+    history.stageDecided(decided('a1', 'Low', 'approved'));
+    await history.flush();
+    const acknowledged = history.bytes;
+    history.stageDecided(decided('a3', 'Never', 'rejected'));
+    await history.flush(); // written, but no commit recorded its length: a crash before the core log append
+    await history.close();
+    assert.ok((await stat(path)).size > acknowledged);
+
+    const reopened = await DecidedHistory.open(path, acknowledged);
+    assert.equal((await stat(path)).size, acknowledged);
+    assert.deepEqual((await reopened.page('approved', 0, 10)).items.map((i) => i.id), ['a1', 'a2']);
+    assert.equal(reopened.count('rejected'), 0);
+    assert.equal(reopened.statusOf('a3'), undefined);
+    assert.deepEqual(reopened.find({ artist: 'ride', album: 'Tab here, newline there' })?.id, 'a2');
+    await reopened.close();
+  });
+
+  it('refuses to open a history shorter than what was acknowledged, naming the file', async () => {
+    const { path, history } = await fresh();
+    await history.close();
+    await writeFile(path, (await readFile(path, 'utf8')) + 'D\tx\trejected\t\t\t{}\n');
+    await assert.rejects(DecidedHistory.open(path, 10_000), /queue-history\.jsonl: holds \d+ bytes but 10000 were acknowledged; restore/);
+  });
+});

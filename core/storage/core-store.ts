@@ -113,8 +113,8 @@ export class CoreStore {
    * dashboard's event list (one array rewritten at every commit) becomes a collection.
    */
   private async moveOldData(): Promise<void> {
-    const raw: Record<string, unknown> = this.doc.data as unknown as Record<string, unknown>; // fields of older versions are not in CoreData
-    const oldRecent = raw.recent_events;
+    const raw: object = this.doc.data; // read as a plain object: fields of older versions are not in CoreData
+    const oldRecent: unknown = Reflect.get(raw, 'recent_events');
     const decided = Object.values(this.doc.data.queue).filter((item): item is QueueItem & { status: 'approved' | 'rejected' } => item.status !== 'pending');
     if (decided.length === 0 && oldRecent === undefined) return;
     decided.sort((a, b) => (a.decided_at ?? '').localeCompare(b.decided_at ?? ''));
@@ -123,11 +123,16 @@ export class CoreStore {
         history.stageDecided({ ...item });
         delete data.queue[item.id];
       }
-      if (Array.isArray(oldRecent)) for (const event of oldRecent.slice(-RECENT_EVENTS) as DomainEvent[]) data.recent[event.id] = event;
+      if (Array.isArray(oldRecent)) for (const event of oldRecent.slice(-RECENT_EVENTS).filter(isStoredEvent)) data.recent[event.id] = event;
     });
     if (oldRecent !== undefined) {
-      delete raw.recent_events;
+      Reflect.deleteProperty(raw, 'recent_events');
       await this.doc.compact();
     }
   }
+}
+
+/** An event as earlier versions stored it in `recent_events` (checked loosely: it is only shown on the dashboard). */
+function isStoredEvent(value: unknown): value is DomainEvent {
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'id') === 'string' && typeof Reflect.get(value, 'type') === 'string';
 }

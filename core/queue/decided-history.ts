@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { AlbumMatcher, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
-import { readLines } from '../storage/read-lines.js';
+import { readLineBytes } from '../storage/read-lines.js';
 import { writeFully } from '../storage/write-fully.js';
 import type { QueueItem } from './queue-item.schema.js';
 
@@ -127,10 +127,10 @@ export class DecidedHistory {
     this.offsets.rejected = [];
     this.matcher.clear();
     let offset = 0;
-    await readLines(this.path, {
-      line: (text, number) => {
-        this.indexLine(text, offset, number);
-        offset += Buffer.byteLength(text) + 1;
+    await readLineBytes(this.path, {
+      line: (bytes, number) => {
+        this.indexLine(keyFieldsOf(bytes), offset, number);
+        offset += bytes.length + 1;
       },
     });
     // A restored item's decision line stays in the file: only lines its id still points at are listed.
@@ -155,8 +155,7 @@ export class DecidedHistory {
     return offset;
   }
 
-  private indexLine(text: string, offset: number, number: number): void {
-    const fields = text.split('\t', 5);
+  private indexLine(fields: string[], offset: number, number: number): void {
     const [kind, id, status, mbid, name] = fields;
     if (fields.length < 5 || !id || (kind !== 'D' && kind !== 'R')) throw new DamagedDataError(this.path, `line ${number} is not a history line`, RECOVERY);
     if (kind === 'R') {
@@ -206,6 +205,22 @@ export class DecidedHistory {
 /** The record of a history line (the JSON after its five key fields). */
 function parseRecord(line: string): QueueItem {
   return JSON.parse(line.slice(nthTab(line, 5) + 1));
+}
+
+/**
+ * The five key fields in front of a history line, each decoded on its own: they are all the index keeps, and
+ * slices of the decoded line would keep every record's JSON in memory with them.
+ */
+function keyFieldsOf(line: Buffer): string[] {
+  const fields: string[] = [];
+  let start = 0;
+  while (fields.length < 5) {
+    const tab = line.indexOf(9, start);
+    if (tab === -1) break;
+    fields.push(line.toString('utf8', start, tab));
+    start = tab + 1;
+  }
+  return fields;
 }
 
 function clean(text: string | undefined): string {

@@ -2,9 +2,9 @@ import { open } from 'node:fs/promises';
 
 const CHUNK_BYTES = 1024 * 1024;
 
-export interface LineHandlers {
+export interface LineHandlers<Line> {
   /** A complete line (its newline removed), numbered from 1. */
-  line(text: string, number: number): void;
+  line(line: Line, number: number): void;
   /** The file ends with `bytes` bytes after its last newline: a write cut short. */
   torn?(bytes: number): void;
 }
@@ -14,7 +14,15 @@ export interface LineHandlers {
  * allow can be read back; one JSON string of the whole file cannot be, past V8's string limit (~512 MiB).
  * Resolves false when the file does not exist.
  */
-export async function readLines(path: string, handlers: LineHandlers): Promise<boolean> {
+export function readLines(path: string, handlers: LineHandlers<string>): Promise<boolean> {
+  return readLineBytes(path, { line: (bytes, number) => handlers.line(bytes.toString('utf8'), number), torn: handlers.torn });
+}
+
+/**
+ * The same, with each line as bytes, valid only during the call: a reader that keeps a few fields of a long line
+ * decodes just those, so the line itself can be collected (a slice of a decoded line keeps the whole line alive).
+ */
+export async function readLineBytes(path: string, handlers: LineHandlers<Buffer>): Promise<boolean> {
   const handle = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
@@ -31,10 +39,10 @@ export async function readLines(path: string, handlers: LineHandlers): Promise<b
       let start = 0;
       for (let end = chunk.indexOf(10, 0); end !== -1 && end < bytesRead; end = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, end);
-        const text = carried > 0 ? Buffer.concat([...carry, piece]).toString('utf8') : piece.toString('utf8');
+        const bytes = carried > 0 ? Buffer.concat([...carry, piece]) : piece;
         carry = [];
         carried = 0;
-        handlers.line(text, ++number);
+        handlers.line(bytes, ++number);
         start = end + 1;
       }
       if (start < bytesRead) {

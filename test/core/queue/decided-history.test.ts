@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DecidedHistory } from '../../../core/queue/decided-history.js';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 
@@ -53,5 +55,27 @@ describe('DecidedHistory', () => {
     await history.close();
     await writeFile(path, (await readFile(path, 'utf8')) + 'D\tx\trejected\t\t\t{}\n');
     await assert.rejects(DecidedHistory.open(path, 10_000), /queue-history\.jsonl: holds \d+ bytes but 10000 were acknowledged; restore/);
+  });
+
+  it('keeps only the key fields of the lines it reads in memory, not the records after them', async () => {
+    const { path, history } = await fresh();
+    // 2,000 decisions whose records carry 16 KB each (a long description): 32 MB that must stay on disk.
+    const filler = 'x'.repeat(16 * 1024);
+    for (let i = 0; i < 2000; i++) history.stageDecided({ ...decided(`m${i}`, `Artist ${i}`, 'rejected'), album: `Album ${i}`, reasons: filler } as never);
+    await history.flush();
+    const acknowledged = history.bytes;
+    await history.close();
+
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const reopened = await DecidedHistory.open(path, acknowledged);
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    assert.equal(reopened.count('rejected'), 2000);
+    assert.equal(reopened.find({ artist: 'Artist 1999', album: 'Album 1999' })?.id, 'm1999');
+    assert.ok(grown < 8 * 1024 * 1024, `the index of 2,000 lines took ${(grown / 1048576).toFixed(1)} MiB of heap (a slice of each line keeps its record alive)`);
+    await reopened.close();
   });
 });

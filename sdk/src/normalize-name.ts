@@ -14,6 +14,10 @@ const FOLD: Record<string, string> = { æ: 'ae', Æ: 'ae', œ: 'oe', Œ: 'oe', �
 const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'g');
 // A dot between single letters, as in "R.E.M." or "P.J. Harvey", so they match "REM" and "PJ Harvey".
 const INITIALS_DOT = /(?<![\p{L}\p{N}])(\p{L})\.(?=\p{L}(?![\p{L}\p{N}]))/gu;
+// Most names are plain ASCII, where folding changes nothing and \p{L} / \p{N} are [A-Za-z] / [0-9]: the same
+// rules without Unicode property classes run several times faster, which a start-up indexing 100,000 names feels.
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_INITIALS_DOT = /(?<![A-Za-z0-9])([A-Za-z])\.(?=[A-Za-z](?![A-Za-z0-9]))/g;
 
 /**
  * Reduces an artist or album name to a comparison key: case, accents, punctuation, a leading "The", `&` vs
@@ -63,10 +67,20 @@ export function nameWords(text: string): string {
 }
 
 function foldLetters(text: string): string {
+  if (ASCII_ONLY.test(text)) return text;
   return text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
 }
 
 function wordsOf(folded: string): string {
+  if (ASCII_ONLY.test(folded)) {
+    return folded
+      .replace(ASCII_INITIALS_DOT, '$1')
+      .toLowerCase()
+      .replace(/&/g, ' and ')
+      .replace(/['`]/g, '')
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
+  }
   return folded
     .replace(INITIALS_DOT, '$1')
     .toLowerCase()

@@ -7,6 +7,7 @@ import { bundleCrateflow, DEFAULT_BUNDLE } from '../core/build/bundle-crateflow.
 import { startBareJsonServer } from './bare-json-server.js';
 import type { BenchOptions } from './bench-options.js';
 import { settledDirectoryBytes } from './directory-bytes.js';
+import { makeFolderLibrary, syncLibrary } from './fill-library.js';
 import { benchCandidate, fillQueue, type PendingItem } from './fill-queue.js';
 import { measureHttp, type LoadResult } from './measure-http.js';
 import { measureSideBySide } from './measure-side-by-side.js';
@@ -26,6 +27,8 @@ const ADDED_FROM_INDEX = 1_000_000_000;
 const READY_TIMEOUT_MS = 120_000;
 /** A clean stop folds the change log into the snapshot: tens of MB at 100,000 items on a slow disk. */
 const STOP_TIMEOUT_MS = 60_000;
+/** A first sync of 100,000 album folders walks them all. */
+const SYNC_TIMEOUT_MS = 600_000;
 const FULL = { starts: 5, pageSeconds: 8, pageRounds: 4, warmUpSeconds: 2, approveSeconds: 20, adds: 200 };
 const QUICK = { starts: 2, pageSeconds: 2, pageRounds: 1, warmUpSeconds: 1, approveSeconds: 5, adds: 50 };
 type Scale = typeof FULL;
@@ -33,6 +36,7 @@ type Scale = typeof FULL;
 /** Every figure of one stored size. */
 interface SizeFigures {
   size: number;
+  libraryAlbums: number;
   fillSeconds: number;
   startMs: number;
   rssMib: number;
@@ -49,7 +53,8 @@ interface SizeFigures {
 
 /**
  * Issue 17, point 5: how the service holds up as its store grows, for 1,000 / 10,000 / 100,000 stored queue
- * items of which 90% are decided and 10% pending (a year of use). The real service runs as `node dist/crateflow.mjs`
+ * items of which 90% are decided and 10% pending (a year of use), beside a library of as many albums (a folder library,
+ * synced once). The real service runs as `node dist/crateflow.mjs`
  * on its own data dir, filled once per size through the public API and then restarted, so start-up and memory
  * are those of a service that reads the stored data. Load comes from wrk, beside a bare node:http server serving
  * the same JSON in the same run. The store is looked at only as the total size of its folder.
@@ -67,7 +72,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
   const approvals = (r: LoadResult, f: SizeFigures) =>
     r.completed + r.failures < f.approvalsAsked ? `${rps(r).toLocaleString('en-US')} (${r.completed}/${f.approvalsAsked} in ${r.seconds} s)` : rps(r);
   printTable(
-    `Scale: a queue of N stored items (90% decided, 10% pending), real service (node dist/crateflow.mjs), wrk c=${CONNECTIONS}`,
+    `Scale: N stored queue items (90% decided, 10% pending) and an N-album library, real service (node dist/crateflow.mjs), wrk c=${CONNECTIONS}`,
     ['figure', ...figures.map((f) => f.size.toLocaleString('en-US'))],
     [
       row(`start → first /health 200, ms (median of ${scale.starts})`, (f) => Math.round(f.startMs)),
@@ -82,7 +87,8 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('  p50 / p99 ms', (f) => `${f.byMbid.p50Ms} / ${f.byMbid.p99Ms}`),
       row(`bytes appended to the data dir per queue add (${scale.adds} adds, one per POST)`, (f) => Math.round(f.bytesPerAdd)),
       row('data dir after the fill and a clean stop, MiB', (f) => f.dataMib.toFixed(1)),
-      row('fill through the API (add + decide), s', (f) => f.fillSeconds.toFixed(1)),
+      row('fill through the API (add + decide, library sync), s', (f) => f.fillSeconds.toFixed(1)),
+      row('library albums after the sync', (f) => f.libraryAlbums),
       row('load average (1 min) when measured', (f) => f.load.toFixed(2)),
     ],
     [
@@ -99,12 +105,15 @@ async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
     const config = join(dir, 'config.yaml');
     const dataDir = join(dir, 'data');
     await mkdir(join(dir, 'music'), { recursive: true });
+    await makeFolderLibrary(join(dir, 'music'), size);
     await writeFile(config, configYaml(dir, dataDir));
     const start = () => spawnServer({ cwd: ROOT, args: [DEFAULT_BUNDLE, '--config', config], readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
 
     const fillStarted = performance.now();
     const filling = await start();
-    const { pending } = await fillQueue(filling.baseUrl, size).finally(() => stopCleanly(filling));
+    const { pending, libraryAlbums } = await fillQueue(filling.baseUrl, size)
+      .then(async (filled) => ({ ...filled, libraryAlbums: await syncLibrary(filling.baseUrl, SYNC_TIMEOUT_MS) }))
+      .finally(() => stopCleanly(filling));
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const dataMib = (await settledDirectoryBytes(dataDir)) / 1024 / 1024;
 
@@ -128,7 +137,7 @@ async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
       const byId = await measureApprovals(server, pending.slice(0, half), 'id', scale);
       const byMbid = await measureApprovals(server, pending.slice(half, 2 * half), 'mbid', scale);
       return {
-        size, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
+        size, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
         startMs: median(starts.map((s) => s.ms)),
         rssMib: median(starts.map((s) => s.mib)),
       };

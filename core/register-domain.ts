@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from './config/app-config.schema.js';
 import { parseDuration } from './config/parse-duration.js';
@@ -22,7 +23,7 @@ import { wishlistRoutes } from './wishlist/wishlist.routes.js';
 /** Part of the composition root: the domain services, their routes and their background work. */
 export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
   const libraryDoc = await database.document<LibraryData>('library', emptyLibraryData);
-  container.register(LibraryCatalog, { useValue: new LibraryCatalog(libraryDoc) });
+  container.register(LibraryCatalog, { useValue: await LibraryCatalog.open(libraryDoc, join(database.dir, 'library-albums.jsonl')) });
   container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore)) });
   container.registerSingleton(JobLog);
   container.registerSingleton(JobScheduler);
@@ -64,4 +65,5 @@ export async function stopDomain(container: DependencyContainer): Promise<void> 
   await container.resolve(JobScheduler).stop();
   await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();
+  await container.resolve(LibraryCatalog).close();
 }

@@ -1,25 +1,51 @@
 import type { LibraryAlbum } from '@crateflow/sdk';
 import type { JsonDocument } from '../storage/json-document.js';
+import { LibraryAlbumsFile, type IndexedLine } from './library-albums-file.js';
 import { AlbumMatcher, type AlbumIdentity } from './library-index.js';
 
-/** `library.json`: the albums known from the last completed sync. */
+/**
+ * `library.json`: when the last completed sync ran and how many albums it found. The albums themselves are in
+ * `library-albums.jsonl`; `albums` is only read, from documents of earlier versions that held them all here.
+ */
 export interface LibraryData {
-  albums: LibraryAlbum[];
   synced_at: string | null;
+  count?: number;
+  albums?: LibraryAlbum[];
 }
 
-export const emptyLibraryData = (): LibraryData => ({ albums: [], synced_at: null });
+export const emptyLibraryData = (): LibraryData => ({ synced_at: null, count: 0 });
 
-/** The albums the user owns, as of the last sync, with a matcher to ask "is this one of them?". */
+export interface LibraryPage {
+  items: LibraryAlbum[];
+  total: number;
+}
+
+/**
+ * The albums the user owns, as of the last sync, with a matcher to ask "is this one of them?". Only the match
+ * keys and each album's line offset are in memory; albums are read from disk when a page or a match needs them.
+ */
 export class LibraryCatalog {
-  private readonly matcher = new AlbumMatcher();
+  private readonly matcher = new AlbumMatcher<number>();
+  private offsets: number[] = [];
 
-  constructor(private readonly doc: JsonDocument<LibraryData>) {
-    this.reindex();
+  /** Use {@link LibraryCatalog.open}: it reads the index. (Public only because the DI container names the class.) */
+  constructor(private readonly doc: JsonDocument<LibraryData>, private readonly file: LibraryAlbumsFile) {}
+
+  static async open(doc: JsonDocument<LibraryData>, albumsPath: string): Promise<LibraryCatalog> {
+    const catalog = new LibraryCatalog(doc, new LibraryAlbumsFile(albumsPath));
+    const legacy = doc.data.albums;
+    if (legacy && legacy.length > 0) {
+      // An earlier version kept every album in library.json: move them to their own file, then drop them there.
+      // A crash between the two leaves them in both, and the next start moves them again.
+      await catalog.replace(legacy, doc.data.synced_at ?? new Date(0).toISOString());
+    } else {
+      catalog.reindex(await catalog.file.index());
+    }
+    return catalog;
   }
 
-  get albums(): readonly LibraryAlbum[] {
-    return this.doc.data.albums;
+  get count(): number {
+    return this.offsets.length;
   }
 
   get syncedAt(): string | null {
@@ -31,27 +57,49 @@ export class LibraryCatalog {
   }
 
   /** How the owned album matching `item` is named to clients (its mbid, else "Artist — Album"), if owned. */
-  find(item: AlbumIdentity): string | undefined {
+  async find(item: AlbumIdentity): Promise<string | undefined> {
     const index = this.matcher.find(item);
-    const album = index === undefined ? undefined : this.doc.data.albums[Number(index)];
+    const offset = index === undefined ? undefined : this.offsets[index];
+    if (offset === undefined) return undefined;
+    const [album] = await this.file.read([offset]);
     return album && (album.mbid ?? album.release_group_mbid ?? `${album.artist} — ${album.album}`);
+  }
+
+  /** Albums in shelf order, `limit` from `offset`. */
+  async page(offset: number, limit: number): Promise<LibraryPage> {
+    return { items: await this.file.read(this.offsets.slice(offset, offset + limit)), total: this.offsets.length };
+  }
+
+  /** Albums matching `matches`, in shelf order, `limit` from `offset`: a scan of the file, for searches. */
+  async search(matches: (album: LibraryAlbum) => boolean, offset: number, limit: number): Promise<LibraryPage> {
+    const items: LibraryAlbum[] = [];
+    let total = 0;
+    await this.file.scan((album) => {
+      if (!matches(album)) return;
+      if (total >= offset && items.length < limit) items.push(album);
+      total++;
+    });
+    return { items, total };
   }
 
   /** Replaces the whole catalogue with a sync's result, in shelf order, and persists it. */
   async replace(albums: LibraryAlbum[], syncedAt: string): Promise<void> {
-    this.doc.data.albums = albums.sort(shelfOrder);
+    const lines = await this.file.replace(albums.sort(shelfOrder));
+    this.reindex(lines);
     this.doc.data.synced_at = syncedAt;
-    this.reindex();
+    this.doc.data.count = lines.length;
+    if (this.doc.data.albums) this.doc.data.albums = []; // emptied, not deleted: a change log records values
     await this.doc.commit();
   }
 
-  private reindex(): void {
+  async close(): Promise<void> {
+    await this.file.close();
+  }
+
+  private reindex(lines: readonly IndexedLine[]): void {
     this.matcher.clear();
-    this.doc.data.albums.forEach((album, i) => {
-      this.matcher.add(album, String(i));
-      // A collaboration or a compilation is owned whichever of its credited artists a wishlist item names.
-      for (const artist of album.artists ?? []) this.matcher.add({ ...album, artist }, String(i));
-    });
+    this.offsets = lines.map((line) => line.offset);
+    lines.forEach((line, i) => this.matcher.addMatchKeys(line.keys, i));
   }
 }
 

@@ -75,15 +75,15 @@ export class LibraryService {
     return { job, done: this.sync(job.id) };
   }
 
-  list(filter: { q?: string; limit: number; offset: number }) {
+  async list(filter: { q?: string; limit: number; offset: number }) {
     const terms = filter.q ? normalizeName(filter.q).split(' ').filter(Boolean) : [];
-    const all = terms.length === 0
-      ? this.catalog.albums
-      : this.catalog.albums.filter((a) => {
+    const { items, total } = terms.length === 0
+      ? await this.catalog.page(filter.offset, filter.limit)
+      : await this.catalog.search((a) => {
           const text = ` ${normalizeName(`${a.artist} ${a.album}`)} `;
           return terms.every((t) => text.includes(` ${t}`)); // word prefixes, as in the pending queue
-        });
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset, synced_at: this.catalog.syncedAt };
+        }, filter.offset, filter.limit);
+    return { items, total, limit: filter.limit, offset: filter.offset, synced_at: this.catalog.syncedAt };
   }
 
   lastSync(): Job | undefined {
@@ -110,7 +110,7 @@ export class LibraryService {
         }
       }
       if (this.shutdown.aborted) throw new Error('the server shut down during the sync');
-      const last = this.catalog.albums.length;
+      const last = this.catalog.count;
       if (albums.length === 0 && malformed === 0 && last > 0) {
         throw new Error(
           `the library answered no albums, but the last sync found ${last}; the last library is kept ` +

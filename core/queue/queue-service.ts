@@ -64,12 +64,15 @@ export class QueueService {
 
   async add(candidates: readonly Candidate[]): Promise<AddResult> {
     this.checkRoom(candidates.length);
+    // The library is read before the mutation (its albums are on disk); a sync in between changes only which
+    // candidates count as owned, as a sync a moment later would.
+    const owned = await Promise.all(candidates.map((candidate) => this.library.find(candidate)));
     const result = await this.store.mutate((data, emit) => {
       const added: QueueItem[] = [];
       const skipped: AddResult['skipped'] = [];
       const now = this.timestamp();
       candidates.forEach((candidate, index) => {
-        const duplicateOf = this.duplicateOf(candidate);
+        const duplicateOf = this.duplicateOf(candidate, owned[index]);
         if (duplicateOf) {
           skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: duplicateOf });
           return;
@@ -196,10 +199,9 @@ export class QueueService {
     return decided;
   }
 
-  private duplicateOf(candidate: Candidate): DuplicateOf | undefined {
+  private duplicateOf(candidate: Candidate, owned: string | undefined): DuplicateOf | undefined {
     const known = this.known.find(candidate);
     if (known) return known;
-    const owned = this.library.find(candidate);
     return owned === undefined ? undefined : { in: 'library', id: owned, status: 'in_library' };
   }
 

@@ -17,7 +17,7 @@ import { createHttpServer } from './http/create-http-server.js';
 import { buildOpenApi } from './http/openapi.js';
 import { API_PREFIX } from './http/api-router.js';
 import type { RouteSpec } from './http/route.js';
-import { healthHandler } from './http/routes/health.routes.js';
+import { healthHandler, healthOperation } from './http/routes/health.routes.js';
 import { metaRoutes } from './http/routes/meta.routes.js';
 import { authInfoRoutes } from './http/routes/auth-info.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
@@ -122,7 +122,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   await registerDomain(container, database);
 
   const routes: RouteSpec[] = [];
-  const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX });
+  const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
   routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ plugins }));
   routes.push(

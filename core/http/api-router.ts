@@ -28,6 +28,8 @@ export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouter
   const router = new Router({ prefix: API_PREFIX });
   const parseJson = jsonBodyParser();
   for (const spec of routes) {
+    // Documented in /openapi.json for every mode, but not served in this one: asked anyway, it is an unknown route.
+    if (spec.onlyInAuthModes?.served === false) continue;
     const handlers = [authorize(spec, options.authenticator)];
     if (spec.body) handlers.push(requireJson, parseJson);
     else if (spec.method !== 'get') handlers.push(refuseFormBody);

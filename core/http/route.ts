@@ -43,6 +43,14 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   status?: number;
   /** Statuses besides the success one that this route can answer with (for the OpenAPI document). */
   errors?: number[];
+  /** The success answer's media type when it is not JSON (the event stream); the answer is then a stream of text. */
+  responseMediaType?: 'text/event-stream';
+  /**
+   * For a route that only some auth modes serve (the login form and its sessions exist in basic mode only): those
+   * modes, and whether this server serves it. The OpenAPI document lists the route whatever the mode, so a client
+   * generated from one server fits every server; a server that does not serve it answers 404.
+   */
+  onlyInAuthModes?: { modes: readonly string[]; served: boolean };
   /** The answer's body: a value of the response schema, or the same already serialised. */
   handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | undefined> | Static<R> | SerializedJson | undefined;
 }

@@ -11,11 +11,13 @@ export interface RouteInfo {
   body: JsonRecord | undefined;
   /** Whether the operation declares a security requirement (not public). */
   secured: boolean;
+  /** The auth modes that serve the operation (`x-auth-modes`); undefined when every mode does. */
+  authModes: string[] | undefined;
   /** `METHOD /path` as used in reports. */
   label: string;
 }
 
-/** Every operation of an OpenAPI 3.1 document (`GET /api/v1/openapi.json`). */
+/** Every API operation (under /api/) of an OpenAPI 3.1 document (`GET /api/v1/openapi.json`); /health is not one. */
 export function routesOf(openapi: unknown): RouteInfo[] {
   const doc = recordOf(openapi, 'openapi document');
   const components = recordOf(recordOf(doc.components, 'components').schemas, 'components.schemas');
@@ -27,6 +29,7 @@ export function routesOf(openapi: unknown): RouteInfo[] {
   };
   const routes: RouteInfo[] = [];
   for (const [template, operations] of Object.entries(recordOf(doc.paths, 'paths'))) {
+    if (!template.startsWith('/api/')) continue;
     for (const [method, operation] of Object.entries(recordOf(operations, template))) {
       const op = recordOf(operation, `${method} ${template}`);
       const parameters = Array.isArray(op.parameters) ? op.parameters.map((p) => recordOf(p, 'parameter')) : [];
@@ -40,6 +43,7 @@ export function routesOf(openapi: unknown): RouteInfo[] {
         queryParams: params('query'),
         body: isRecord(content) ? deepResolve(resolve(content.schema), resolve) : undefined,
         secured: Array.isArray(op.security) && op.security.length > 0,
+        authModes: Array.isArray(op['x-auth-modes']) ? op['x-auth-modes'].map(String) : undefined,
         label: `${method.toUpperCase()} ${template}`,
       });
     }

@@ -10,15 +10,15 @@ const RevokedSessions = Type.Object(
 
 /**
  * `POST /auth/sessions/revoke` (admin): ends every login session at once, for when a password or a laptop
- * is lost. Present only when the auth mode keeps sessions (basic); in proxy mode the sessions are the
- * forward-auth proxy's to end. API keys and HTTP Basic are not sessions and keep working.
+ * is lost. Served only when the auth mode keeps sessions (basic), documented in every mode; in proxy mode the
+ * sessions are the forward-auth proxy's to end. API keys and HTTP Basic are not sessions and keep working.
  */
 export function authSessionRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
   const { authenticator } = deps;
-  if (!authenticator.sessionsRevocable) return [];
   return [
     route({
       method: 'post', path: '/auth/sessions/revoke', tag: 'auth', access: 'admin',
+      onlyInAuthModes: { modes: ['basic'], served: authenticator.sessionsRevocable },
       summary: 'End every login session (admin)',
       description: 'Every browser signed in with the login form must sign in again. The caller\'s own session cookie is cleared too.',
       response: RevokedSessions,

@@ -14,17 +14,18 @@ const LoginBody = Type.Object(
 );
 
 /**
- * `POST /auth/login` and `POST /auth/logout`, present only when the auth mode has a login form (basic).
- * Login sets the `crateflow_session` cookie; failed logins are rate-limited per client address (429 with
- * `Retry-After`). Logout ends the session and clears the cookie; it succeeds without a session too.
+ * `POST /auth/login` and `POST /auth/logout`, served only when the auth mode has a login form (basic) and
+ * documented in every mode. Login sets the `crateflow_session` cookie; failed logins are rate-limited per client
+ * address (429 with `Retry-After`). Logout ends the session and clears the cookie; it succeeds without a session too.
  */
 export function authRoutes(deps: { authenticator: RequestAuthenticator }): RouteSpec[] {
   const { authenticator } = deps;
-  if (!authenticator.loginAvailable) return [];
+  const onlyInAuthModes = { modes: ['basic'], served: authenticator.loginAvailable };
   return [
     route({
-      method: 'post', path: '/auth/login', tag: 'auth', access: 'public',
+      method: 'post', path: '/auth/login', tag: 'auth', access: 'public', onlyInAuthModes,
       summary: 'Sign in with username and password; sets the session cookie',
+      description: 'The login form of the web UI. Scripts need no session: they send an API key (or HTTP Basic in basic mode).',
       body: LoginBody,
       response: AuthInfo,
       errors: [400, 401, 403, 415, 429],
@@ -41,7 +42,7 @@ export function authRoutes(deps: { authenticator: RequestAuthenticator }): Route
       },
     }),
     route({
-      method: 'post', path: '/auth/logout', tag: 'auth', access: 'public',
+      method: 'post', path: '/auth/logout', tag: 'auth', access: 'public', onlyInAuthModes,
       summary: 'End the session and clear the session cookie',
       errors: [403],
       handle: async ({ request, setHeader }) => {

@@ -3,6 +3,8 @@ import { hideUrlsIn } from '../../logging/redact-urls.js';
 import { cachedProbe } from './cached-probe.js';
 import type { Database } from '../../storage/database.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
+import type { OutsideOperation } from '../openapi.js';
+import { HealthReport } from './health.schema.js';
 
 /**
  * `GET /health`: public, never redirects, never asks for credentials. 200 `{status: "ok"}` while the store
@@ -19,6 +21,23 @@ const PROBE_BUDGET_MS = 500;
 /** How long one round of probes answers every /health (a monitor polling each second probes each backend every few). */
 const PROBE_MAX_AGE_MS = 5000;
 
+/**
+ * `/health` in the OpenAPI document. It is served before the API router (no authentication, every `Host`), so it is
+ * described here rather than declared as a route.
+ */
+export const healthOperation: OutsideOperation = {
+  method: 'get', path: '/health', tag: 'meta',
+  summary: 'Liveness and readiness: whether the store can be written and the backends answer',
+  description:
+    'Public: never asks for credentials, never redirects, answers any `Host` (HEAD too). 200 while the store can be ' +
+    'written, `status` `degraded` with `plugins` when a download client or library backend is unhealthy; 503 with ' +
+    '`store` when the store cannot be written. Not cached (`Cache-Control: no-store`).',
+  responses: {
+    200: { description: 'The store can be written', schema: HealthReport },
+    503: { description: 'The store cannot be written', schema: HealthReport },
+  },
+};
+
 export function healthHandler(deps: { database: Database; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
   const probe = cachedProbe(() => deps.plugins.health(PROBE_BUDGET_MS), deps.now, PROBE_MAX_AGE_MS);
   return async function health(ctx: Context): Promise<void> {
@@ -32,7 +51,7 @@ export function healthHandler(deps: { database: Database; plugins: LoadedPlugins
       // Public: a plugin's error can quote its URL (library.url with user:pass@, an internal host), so URLs go.
       return [{ name: p.name, kind: p.kind, error: hideUrlsIn((probe ? probe.message : p.status.last_error) ?? 'unknown error') }];
     });
-    const body: Record<string, unknown> = {
+    const body: HealthReport = {
       status: storeProblem || unhealthy.length > 0 ? 'degraded' : 'ok',
       version: deps.version,
       uptime_s: Math.round((deps.now() - deps.startedAt) / 1000),

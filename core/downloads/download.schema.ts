@@ -20,3 +20,6 @@ export const Download = Type.Object(
   { additionalProperties: false, $id: 'Download' },
 );
 export type Download = Static<typeof Download>;
+
+/** A page of downloads: `GET /downloads`. */
+export const DownloadPage = Type.Object({ items: Type.Array(Download), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });

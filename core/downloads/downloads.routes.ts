@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DownloadState } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../http/route.js';
-import { Download } from './download.schema.js';
+import { Download, DownloadPage } from './download.schema.js';
 import type { DownloadService } from './download-service.js';
 
 /** The downloads API (CONTRACT §2). */
@@ -14,7 +14,7 @@ export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
         { status: Type.Optional(DownloadState), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
         { additionalProperties: false },
       ),
-      response: Type.Object({ items: Type.Array(Download), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+      response: DownloadPage,
       handle: ({ query }) => downloads.list(query),
     }),
     route({

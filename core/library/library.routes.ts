@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { LibraryAlbum } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../http/route.js';
 import { Job, JobStatus } from '../jobs/job.schema.js';
 import type { JobLog } from '../jobs/job-log.js';
+import { LibraryPage, SyncStarted } from './library-api.schema.js';
 import type { LibraryService } from './library-service.js';
 
 const JobId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
@@ -13,7 +13,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
     route({
       method: 'post', path: '/library/sync', tag: 'library', access: 'approver', status: 202,
       summary: 'Start a library sync (or get the one already running)',
-      response: Type.Object({ job: Job }),
+      response: SyncStarted,
       handle: async () => ({ job: (await library.startSync('manual')).job }),
     }),
     route({
@@ -23,10 +23,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
         { q: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
         { additionalProperties: false },
       ),
-      response: Type.Object({
-        items: Type.Array(LibraryAlbum), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(),
-        synced_at: Type.Union([Type.String(), Type.Null()]),
-      }),
+      response: LibraryPage,
       handle: ({ query }) => library.list(query),
     }),
     route({

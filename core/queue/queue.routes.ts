@@ -1,34 +1,10 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
+import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, QueueItemId } from './queue-api.schema.js';
 import { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
 
 const MAX_BATCH = 1000;
-const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'queue item id' });
-
-const BulkSelection = Type.Object(
-  {
-    ids: Type.Optional(Type.Array(Id, { maxItems: 10000, description: 'queue item ids' })),
-    mbids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10000, description: 'MusicBrainz ids of pending items' })),
-  },
-  { additionalProperties: false },
-);
-const ApproveSelection = Type.Object(
-  {
-    ...BulkSelection.properties,
-    all: Type.Optional(Type.Boolean({ description: 'approve every pending item' })),
-  },
-  { additionalProperties: false },
-);
-const BulkResult = Type.Object(
-  {
-    success: Type.Boolean(),
-    count: Type.Integer({ minimum: 0 }),
-    message: Type.String(),
-    in_library: Type.Optional(Type.Integer({ minimum: 0, description: 'approved items the library already had: approved, not downloaded again' })),
-  },
-  { $id: 'BulkDecisionResult' },
-);
 const StatusQuery = Type.Object(
   {
     status: QueueStatus,
@@ -65,10 +41,6 @@ const PendingQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const PendingPage = Type.Object(
-  { items: Type.Array(QueueItem), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
-  { $id: 'PendingPage' },
-);
 
 /** The queue API (CONTRACT §2 "Queue"). */
 export function queueRoutes(queue: QueueService): RouteSpec[] {
@@ -98,8 +70,8 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
     route({
       method: 'post', path: '/queue/:id/restore', tag: 'queue', access: 'approver', errors: [404, 409],
       summary: 'Put a rejected item back into the pending queue',
-      params: Type.Object({ id: Id }),
-      response: Type.Object({ item: QueueItem }),
+      params: Type.Object({ id: QueueItemId }),
+      response: OneQueueItem,
       handle: async ({ params }) => ({ item: await queue.restore(params.id) }),
     }),
     route({
@@ -126,15 +98,15 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
     route({
       method: 'post', path: '/queue/:id/approve', tag: 'queue', access: 'approver', errors: [404, 409],
       summary: 'Approve one pending item',
-      params: Type.Object({ id: Id }),
-      response: Type.Object({ item: QueueItem }),
+      params: Type.Object({ id: QueueItemId }),
+      response: OneQueueItem,
       handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'approved', identity) }),
     }),
     route({
       method: 'post', path: '/queue/:id/reject', tag: 'queue', access: 'approver', errors: [404, 409],
       summary: 'Reject one pending item',
-      params: Type.Object({ id: Id }),
-      response: Type.Object({ item: QueueItem }),
+      params: Type.Object({ id: QueueItemId }),
+      response: OneQueueItem,
       handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'rejected', identity) }),
     }),
   ];

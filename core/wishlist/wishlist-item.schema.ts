@@ -22,3 +22,6 @@ export const WishlistItem = Type.Object(
   { additionalProperties: false, $id: 'WishlistItem' },
 );
 export type WishlistItem = Static<typeof WishlistItem>;
+
+/** A page of the wishlist: `GET /wishlist`. */
+export const WishlistPage = Type.Object({ items: Type.Array(WishlistItem), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });

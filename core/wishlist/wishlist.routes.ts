@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
 import { Candidate } from '../queue/queue-item.schema.js';
 import type { DownloadService } from '../downloads/download-service.js';
-import { WishlistItem, WishlistStatus } from './wishlist-item.schema.js';
+import { WishlistItem, WishlistPage, WishlistStatus } from './wishlist-item.schema.js';
 import type { WishlistService } from './wishlist-service.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'wishlist item id' });
@@ -21,7 +21,7 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
         },
         { additionalProperties: false },
       ),
-      response: Type.Object({ items: Type.Array(WishlistItem), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }),
+      response: WishlistPage,
       handle: ({ query }) => wishlist.list(query),
     }),
     route({

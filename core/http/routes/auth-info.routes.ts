@@ -1,26 +1,7 @@
-import { Type } from 'typebox';
 import type { Identity } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
-
-const AuthUser = Type.Object({
-  name: Type.String(),
-  display_name: Type.Optional(Type.String()),
-  email: Type.Optional(Type.String()),
-  groups: Type.Array(Type.String()),
-  role: Type.Optional(Type.String()),
-});
-
-export const AuthInfo = Type.Object(
-  {
-    enabled: Type.Boolean(),
-    type: Type.String({ description: 'disabled, basic or proxy' }),
-    authenticated: Type.Boolean(),
-    user: Type.Union([Type.Null(), AuthUser]),
-    logout_url: Type.Optional(Type.String({ description: 'proxy mode: where the UI\'s "Sign out" link leads (ui.auth.logout_url)' })),
-  },
-  { $id: 'AuthInfo' },
-);
+import { AuthInfo } from './auth.schema.js';
 
 /** The public description of who a request is: no secrets, no session token. */
 export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null, logoutUrl?: string) {

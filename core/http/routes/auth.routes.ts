@@ -1,17 +1,9 @@
-import { Type } from 'typebox';
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
 import { CredentialChecksBusyError } from '../../errors/credential-checks-busy-error.js';
 import { TooManyRequestsError } from '../../errors/too-many-requests-error.js';
-import { AuthInfo, authInfoOf } from './auth-info.routes.js';
-
-const LoginBody = Type.Object(
-  {
-    username: Type.String({ minLength: 1, maxLength: 256 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
-  },
-  { additionalProperties: false, $id: 'LoginBody' },
-);
+import { authInfoOf } from './auth-info.routes.js';
+import { AuthInfo, LoginBody } from './auth.schema.js';
 
 /**
  * `POST /auth/login` and `POST /auth/logout`, served only when the auth mode has a login form (basic) and

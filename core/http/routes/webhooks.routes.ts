@@ -3,7 +3,6 @@ import {
   WebhookDelivery,
   WebhookDeliveryPage,
   WebhookDeliveryStatus,
-  WebhookTarget,
   WebhookTestRequest,
   WebhookTestResult,
   type WebhookAdmin,
@@ -14,6 +13,7 @@ import { ServiceUnavailableError } from '../../errors/service-unavailable-error.
 import { ValidationError } from '../../errors/validation-error.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 import { route, type RouteSpec } from '../route.js';
+import { WebhookTargetList } from './webhooks.schema.js';
 
 const WEBHOOKS_PLUGIN = 'webhooks';
 
@@ -42,7 +42,7 @@ export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
     route({
       method: 'get', path: '/webhooks', tag: 'webhooks', access: 'viewer',
       summary: 'Configured webhooks (secrets are never included)',
-      response: Type.Object({ items: Type.Array(WebhookTarget) }),
+      response: WebhookTargetList,
       handle: () => ({ items: admin().targets() }),
     }),
     route({

@@ -1,7 +1,8 @@
 // The shell: asks the server who we are, keeps the user on the login form or in the app, and picks the page.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { api, setUnauthorizedHandler } from './api.js';
+import { setUnauthorizedHandler } from './api.js';
+import { getAuthInfo } from './endpoints.js';
 import { currentUrl, navigate, safeNext, useLocation } from './router.js';
 import { startLive, stopLive } from './live.js';
 import { Layout } from './components/layout.js';
@@ -15,7 +16,27 @@ import { LibraryPage } from './pages/library.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { NoRolePage } from './pages/no-role.js';
 
+/** @typedef {import('../../api-types.js').AuthInfo} AuthInfo */
+/** @typedef {import('../../api-types.js').Role} Role */
+
+/**
+ * What a page gets: who is signed in and what they may do.
+ * @typedef {object} Session
+ * @property {AuthInfo} info
+ * @property {string} role the user's role, `none` without one, `admin` when authentication is disabled
+ * @property {(needed: Role) => boolean} can
+ * @property {string | null} userName
+ */
+
+/**
+ * The props of every page.
+ * @typedef {object} PageProps
+ * @property {Session} session
+ * @property {URLSearchParams} params the query string, which holds the page's state (filters, paging)
+ */
+
 /** Keep in step with UI_PAGES in core/ui/serve-ui.ts (which adds /login) and NAV in components/layout.js. */
+/** @type {Readonly<Record<string, { title: string, component: (props: PageProps) => unknown }>>} */
 const PAGES = {
   '/': { title: 'Dashboard', component: DashboardPage },
   '/queue': { title: 'Queue', component: QueuePage },
@@ -25,32 +46,35 @@ const PAGES = {
   '/webhooks': { title: 'Webhooks', component: WebhooksPage },
 };
 
+/** @type {Readonly<Record<string, number>>} */
 const RANK = { viewer: 1, approver: 2, admin: 3 };
 
 /**
  * What the signed-in user may do. With authentication disabled the server lets every request through, so
  * the UI offers everything; an identity the server grants no role may do nothing (its calls answer 403).
+ * @param {AuthInfo} info
+ * @returns {Session}
  */
 export function sessionOf(info) {
   const role = info.user?.role ?? (info.enabled ? 'none' : 'admin');
   return {
     info,
     role,
-    can: (needed) => (RANK[role] ?? 0) >= RANK[needed],
+    can: (needed) => (RANK[role] ?? 0) >= (RANK[needed] ?? Infinity),
     userName: info.user ? info.user.display_name || info.user.name : null,
   };
 }
 
 export function App() {
   const { path, params } = useLocation();
-  const [info, setInfo] = useState(null);
-  const [error, setError] = useState(null);
+  const [info, setInfo] = useState(/** @type {AuthInfo | null} */ (null));
+  const [error, setError] = useState(/** @type {unknown} */ (null));
   const [sessionNote, setSessionNote] = useState('');
 
   const loadInfo = useCallback(async () => {
     setError(null);
     try {
-      setInfo(await api('/auth/info'));
+      setInfo(await getAuthInfo());
     } catch (err) {
       setError(err);
     }
@@ -104,7 +128,7 @@ export function App() {
         <button type="button" class="btn" onClick=${loadInfo}>Check again</button></main>`;
     }
     if (!onLoginPage) return html`<p class="boot">Loading Crateflow…</p>`;
-    return html`<${LoginPage} note=${sessionNote} onSignedIn=${(next) => {
+    return html`<${LoginPage} note=${sessionNote} onSignedIn=${(/** @type {AuthInfo} */ next) => {
       setSessionNote('');
       setInfo(next);
     }} /><${Toasts} />`;
@@ -114,7 +138,7 @@ export function App() {
 
   const session = sessionOf(info);
   const Page = page ? page.component : NotFound;
-  return html`<${Layout} session=${session} path=${path} onSignedOut=${(next) => setInfo(next)}>
+  return html`<${Layout} session=${session} path=${path} onSignedOut=${(/** @type {AuthInfo} */ next) => setInfo(next)}>
     <${Page} session=${session} params=${params} />
   </${Layout}><${Toasts} />`;
 }

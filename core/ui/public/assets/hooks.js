@@ -3,14 +3,35 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { isAbort } from './api.js';
 
 /**
+ * What a page knows of one resource: the last good answer (kept while a new request runs, so paging shows no
+ * blank flashes), the error of the last failed request, and whether a request is running.
+ * @template T
+ * @typedef {object} ResourceState
+ * @property {T | undefined} data
+ * @property {unknown} error
+ * @property {boolean} loading
+ */
+
+/**
+ * @template T
+ * @typedef {ResourceState<T> & { reload: () => Promise<void> }} Resource
+ */
+
+/**
  * Runs `load(signal)` whenever `key` changes and on `reload()`. Keeps the last good data while a new request
  * runs (no blank flashes while paging), and exposes the error of the last failed one.
+ * @template T
+ * @param {(signal: AbortSignal) => Promise<T>} load
+ * @param {string} key
+ * @returns {Resource<T>}
  */
 export function useResource(load, key) {
-  const [state, setState] = useState({ data: undefined, error: undefined, loading: true });
+  /** @type {ResourceState<T>} */
+  const initial = { data: undefined, error: undefined, loading: true };
+  const [state, setState] = useState(initial);
   const loader = useRef(load);
   loader.current = load;
-  const controller = useRef(null);
+  const controller = useRef(/** @type {AbortController | null} */ (null));
   const reload = useCallback(() => {
     if (controller.current) controller.current.abort();
     const current = new AbortController();
@@ -33,7 +54,12 @@ export function useResource(load, key) {
   return { ...state, reload };
 }
 
-/** A function that runs `fn` at most once per `ms`, trailing (for bursts of live events). */
+/**
+ * A function that runs `fn` at most once per `ms`, trailing (for bursts of live events).
+ * @param {() => void} fn
+ * @param {number} ms
+ * @returns {() => void}
+ */
 export function useDebounced(fn, ms) {
   const latest = useRef(fn);
   latest.current = fn;
@@ -41,11 +67,16 @@ export function useDebounced(fn, ms) {
   useEffect(() => () => clearTimeout(timer.current), []);
   return useCallback(() => {
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => latest.current(), ms);
+    timer.current = window.setTimeout(() => latest.current(), ms);
   }, [ms]);
 }
 
-/** Calls `fn` every `ms` while `active` and the tab is visible. */
+/**
+ * Calls `fn` every `ms` while `active` and the tab is visible.
+ * @param {() => void} fn
+ * @param {number} ms
+ * @param {boolean} active
+ */
 export function useInterval(fn, ms, active) {
   const latest = useRef(fn);
   latest.current = fn;

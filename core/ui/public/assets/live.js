@@ -2,12 +2,25 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { API } from './api.js';
 
+/** @typedef {import('../../api-types.js').DomainEvent} DomainEvent */
+/** @typedef {import('../../api-types.js').EventType} EventType */
+/**
+ * Whether live updates arrive: `connecting` also while EventSource reconnects after a dropped connection.
+ * @typedef {'off' | 'connecting' | 'live'} LiveStatus
+ */
+
+/** @type {EventType[]} */
 const EVENT_TYPES = ['queue_added', 'queue_approved', 'queue_rejected', 'download_completed', 'wishlist_removed'];
+/** @type {Set<(event: DomainEvent) => void>} */
 const listeners = new Set();
+/** @type {Set<(status: LiveStatus) => void>} */
 const statusListeners = new Set();
+/** @type {EventSource | null} */
 let source = null;
+/** @type {LiveStatus} */
 let status = 'off';
 
+/** @param {LiveStatus} next */
 function setStatus(next) {
   status = next;
   for (const listener of statusListeners) listener(next);
@@ -22,6 +35,7 @@ export function startLive() {
   source.onerror = () => setStatus(source && source.readyState === EventSource.CLOSED ? 'off' : 'connecting');
   for (const type of EVENT_TYPES) {
     source.addEventListener(type, (message) => {
+      /** @type {DomainEvent} the event as the server's event stream serialises it */
       let event;
       try {
         event = JSON.parse(message.data);
@@ -39,13 +53,18 @@ export function stopLive() {
   setStatus('off');
 }
 
-/** Calls `onEvent(event)` for each live event whose type is in `types` (all when omitted). */
+/**
+ * Calls `onEvent(event)` for each live event whose type is in `types` (all when null).
+ * @param {EventType[] | null} types
+ * @param {(event: DomainEvent) => void} onEvent
+ */
 export function useLiveEvents(types, onEvent) {
   const handler = useRef(onEvent);
   handler.current = onEvent;
   const key = types ? types.join(',') : '';
   useEffect(() => {
     const wanted = key ? new Set(key.split(',')) : null;
+    /** @param {DomainEvent} event */
     const listener = (event) => {
       if (!wanted || wanted.has(event.type)) handler.current(event);
     };
@@ -54,6 +73,7 @@ export function useLiveEvents(types, onEvent) {
   }, [key]);
 }
 
+/** @returns {LiveStatus} */
 export function useLiveStatus() {
   const [value, setValue] = useState(status);
   useEffect(() => {

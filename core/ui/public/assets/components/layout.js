@@ -1,10 +1,10 @@
 // The frame around every page: brand, navigation, who is signed in, live status and sign-out.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api } from '../api.js';
+import { logOut } from '../endpoints.js';
 import { navigate } from '../router.js';
 import { stopLive, useLiveStatus } from '../live.js';
-import { toast } from './notice.js';
+import { errorText, toast } from './notice.js';
 
 const NAV = [
   ['/', 'Dashboard'],
@@ -15,8 +15,18 @@ const NAV = [
   ['/webhooks', 'Webhooks'],
 ];
 
+/** @type {Record<import('../live.js').LiveStatus, string>} */
 const LIVE_LABELS = { live: 'Live', connecting: 'Reconnecting…', off: 'Offline' };
 
+/**
+ * @typedef {object} LayoutProps
+ * @property {import('../app.js').Session} session
+ * @property {string} path
+ * @property {(info: import('../app.js').AuthInfo) => void} onSignedOut
+ * @property {import('preact').ComponentChildren} children
+ */
+
+/** @param {LayoutProps} props */
 export function Layout({ session, path, onSignedOut, children }) {
   const live = useLiveStatus();
   const [busy, setBusy] = useState(false);
@@ -25,12 +35,12 @@ export function Layout({ session, path, onSignedOut, children }) {
   async function signOut() {
     setBusy(true);
     try {
-      await api('/auth/logout', { method: 'POST' });
+      await logOut();
       stopLive();
       navigate('/login', { replace: true });
       onSignedOut({ ...session.info, authenticated: false, user: null });
     } catch (err) {
-      toast(err.message, 'error');
+      toast(errorText(err), 'error');
       setBusy(false);
     }
   }

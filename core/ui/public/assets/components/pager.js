@@ -1,7 +1,10 @@
 import { html } from '../html.js';
 import { formatCount } from '../format.js';
 
-/** "1–50 of 5,000" with first/previous/next/last; `onPage(offset)` moves. */
+/**
+ * "1–50 of 5,000" with first/previous/next/last; `onPage(offset)` moves.
+ * @param {{ total: number, limit: number, offset: number, onPage: (offset: number) => void, label?: string }} props
+ */
 export function Pager({ total, limit, offset, onPage, label = 'Pages' }) {
   if (!total) return null; // nothing to page through; the page says why it is empty
   const last = Math.max(0, Math.floor((total - 1) / limit) * limit);

@@ -1,18 +1,20 @@
 // "Sync library now": starts a library sync, follows its job until it ends, says how it went, then calls `onDone`.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api } from '../api.js';
+import { getJob, startLibrarySync } from '../endpoints.js';
 import { useInterval } from '../hooks.js';
-import { toast } from './notice.js';
+import { errorText, toast } from './notice.js';
 
 // No live event marks the end of a sync, so the button asks for its job at this pace while it runs.
 const SYNC_POLL_MS = 1000;
 
+/** @param {{ onDone: () => void }} props */
 export function SyncButton({ onDone }) {
-  const [running, setRunning] = useState(null);
+  const [running, setRunning] = useState(/** @type {string | null} */ (null));
   useInterval(async () => {
+    if (!running) return;
     try {
-      const current = await api(`/jobs/${encodeURIComponent(running)}`);
+      const current = await getJob(running);
       if (current.status !== 'running') {
         setRunning(null);
         toast(current.status === 'completed' ? 'Library sync finished' : `Library sync failed: ${current.error || 'unknown error'}`, current.status === 'completed' ? 'ok' : 'error');
@@ -20,16 +22,16 @@ export function SyncButton({ onDone }) {
       }
     } catch (err) {
       setRunning(null);
-      toast(err.message, 'error');
+      toast(errorText(err), 'error');
     }
   }, SYNC_POLL_MS, Boolean(running));
 
   async function sync() {
     try {
-      const { job } = await api('/library/sync', { method: 'POST' });
+      const { job } = await startLibrarySync();
       setRunning(job.id);
     } catch (err) {
-      toast(err.message, 'error');
+      toast(errorText(err), 'error');
     }
   }
 

@@ -1,6 +1,6 @@
 // Dashboard: counts, the last library sync (and a button to run one), plugin health and recent activity.
 import { html } from '../html.js';
-import { api } from '../api.js';
+import { getStats } from '../endpoints.js';
 import { useDebounced, useInterval, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { EVENT_LABELS, formatAgo, formatCount, formatTime } from '../format.js';
@@ -8,8 +8,13 @@ import { Badge } from '../components/badge.js';
 import { ErrorNotice } from '../components/notice.js';
 import { SyncButton } from '../components/sync-button.js';
 
+/** @typedef {import('../../../api-types.js').Stats} Stats */
+/** @typedef {import('../../../api-types.js').Job} Job */
+/** @typedef {import('../../../api-types.js').DomainEvent} DomainEvent */
+
+/** @param {import('../app.js').PageProps} props */
 export function DashboardPage({ session }) {
-  const stats = useResource((signal) => api('/stats', { signal }), 'stats');
+  const stats = useResource(getStats, 'stats');
   const refresh = useDebounced(stats.reload, 500);
   useLiveEvents(null, refresh);
   useInterval(stats.reload, 30_000, true);
@@ -34,6 +39,7 @@ export function DashboardPage({ session }) {
   </section>`;
 }
 
+/** @param {{ label: string, value: number, href: string, hint?: string, tone?: string }} props */
 function Count({ label, value, href, hint, tone }) {
   return html`<a class=${`card count ${tone ? `count-${tone}` : ''}`} href=${href}>
     <span class="count-value" data-testid=${`count-${label.toLowerCase()}`}>${formatCount(value)}</span>
@@ -41,6 +47,7 @@ function Count({ label, value, href, hint, tone }) {
   </a>`;
 }
 
+/** @param {{ job: Job | null, canSync: boolean, onDone: () => void }} props */
 function SyncPanel({ job, canSync, onDone }) {
   const summary = job ? Object.entries(job.summary || {}) : [];
   return html`<section class="panel" aria-labelledby="sync-title">
@@ -53,6 +60,7 @@ function SyncPanel({ job, canSync, onDone }) {
   </section>`;
 }
 
+/** @param {{ plugins: Stats['plugins'] }} props */
 function PluginsPanel({ plugins }) {
   return html`<section class="panel" aria-labelledby="plugins-title">
     <h2 id="plugins-title">Plugins</h2>
@@ -66,6 +74,7 @@ function PluginsPanel({ plugins }) {
   </section>`;
 }
 
+/** @param {{ events: DomainEvent[] }} props */
 function ActivityPanel({ events }) {
   return html`<section class="panel panel-wide" aria-labelledby="activity-title">
     <h2 id="activity-title">Recent activity</h2>
@@ -79,7 +88,10 @@ function ActivityPanel({ events }) {
   </section>`;
 }
 
-/** "Artist — Album", or for a track "Artist — Title" (and its album when known): the feed names what happened to. */
+/**
+ * "Artist — Album", or for a track "Artist — Title" (and its album when known): the feed names what happened to.
+ * @param {DomainEvent['data']} data
+ */
 function describeSubject(data) {
   if (data.type === 'track' && data.title) return `${data.artist} — ${data.title}${data.album ? ` (${data.album})` : ''}`;
   return `${data.artist}${data.album ? ` — ${data.album}` : ''}`;

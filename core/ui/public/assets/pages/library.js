@@ -1,6 +1,7 @@
 // The library: the albums known from the last sync, searched and paged on the server, with a button to sync again.
 import { html } from '../html.js';
-import { api, query } from '../api.js';
+import { query } from '../api.js';
+import { getLibrary } from '../endpoints.js';
 import { setParams } from '../router.js';
 import { useDebounced, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
@@ -15,11 +16,12 @@ const LIMIT = 50;
 // our URLs from MusicBrainz, and rel=noopener keeps the new tab from reaching back into this window.
 const MUSICBRAINZ_RELEASE = 'https://musicbrainz.org/release/';
 
+/** @param {import('../app.js').PageProps} props */
 export function LibraryPage({ session, params }) {
   const q = params.get('q') || '';
   const offset = Math.max(0, Math.floor(Number(params.get('offset')) / LIMIT) * LIMIT || 0);
   const key = query({ q, limit: LIMIT, offset });
-  const list = useResource((signal) => api(`/library${key}`, { signal }), key);
+  const list = useResource((signal) => getLibrary(key, signal), key);
   // No event marks the end of a sync, but a sync that finds wished-for albums removes them from the wishlist,
   // and that one is live: it arrives after the new catalogue is saved. Syncs started here reload on their own.
   useLiveEvents(['wishlist_removed'], useDebounced(list.reload, 400));
@@ -36,7 +38,7 @@ export function LibraryPage({ session, params }) {
       </div>
     </div>
     <div class="toolbar" role="search">
-      <${SearchBox} label="Search library" placeholder="Search artist or album…" value=${q} onSearch=${(next) => setParams({ q: next, offset: undefined })} />
+      <${SearchBox} label="Search library" placeholder="Search artist or album…" value=${q} onSearch=${(/** @type {string} */ next) => setParams({ q: next, offset: undefined })} />
     </div>
     <${ErrorNotice} error=${list.error} onRetry=${list.reload} />
     <table class="table stack-table" aria-busy=${list.loading ? 'true' : 'false'} aria-describedby="library-title">
@@ -53,10 +55,14 @@ export function LibraryPage({ session, params }) {
       </tbody>
     </table>
     ${data && data.items.length === 0 && !list.loading ? html`<p class="empty">${emptyText(q, data)}</p>` : null}
-    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(o) => setParams({ offset: o || undefined }, { replace: false })} label="Library pages" />` : null}
+    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(/** @type {number} */ o) => setParams({ offset: o || undefined }, { replace: false })} label="Library pages" />` : null}
   </section>`;
 }
 
+/**
+ * @param {string} q
+ * @param {import('../../../api-types.js').LibraryPage} data
+ */
 function emptyText(q, data) {
   if (q) return 'No albums match this search.';
   if (!data.synced_at) return 'Albums appear here after the first library sync.';

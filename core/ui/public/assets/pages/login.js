@@ -1,8 +1,14 @@
 // The sign-in form (basic mode). Errors stay inline next to the form; a lock-out says how long to wait.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api, ApiError } from '../api.js';
+import { ApiError } from '../api.js';
+import { logIn } from '../endpoints.js';
+import { errorText } from '../components/notice.js';
 
+/**
+ * @param {unknown} err
+ * @returns {string}
+ */
 export function loginErrorMessage(err) {
   if (err instanceof ApiError) {
     if (err.status === 401) return 'Wrong username or password.';
@@ -11,25 +17,28 @@ export function loginErrorMessage(err) {
       return `Too many failed sign-in attempts.${wait}`;
     }
   }
-  return err.message || String(err);
+  return errorText(err);
 }
 
+/** @param {number} seconds */
 function formatWait(seconds) {
   return seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
 }
 
+/** @param {{ note: string, onSignedIn: (info: import('../app.js').AuthInfo) => void }} props */
 export function LoginPage({ note, onSignedIn }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
+  /** @param {SubmitEvent} event */
   async function submit(event) {
     event.preventDefault();
     setBusy(true);
     setError('');
     try {
-      const info = await api('/auth/login', { method: 'POST', body: { username, password }, allow401: true });
+      const info = await logIn({ username, password });
       onSignedIn(info);
     } catch (err) {
       setError(loginErrorMessage(err));
@@ -44,10 +53,10 @@ export function LoginPage({ note, onSignedIn }) {
       ${note && !error ? html`<p class="notice notice-info" role="status">${note}</p>` : null}
       <label for="login-username">Username</label>
       <input id="login-username" name="username" autocomplete="username" required autofocus value=${username}
-        onInput=${(e) => setUsername(e.currentTarget.value)} aria-invalid=${error ? 'true' : undefined} />
+        onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setUsername(e.currentTarget.value)} aria-invalid=${error ? 'true' : undefined} />
       <label for="login-password">Password</label>
       <input id="login-password" name="password" type="password" autocomplete="current-password" required value=${password}
-        onInput=${(e) => setPassword(e.currentTarget.value)} aria-invalid=${error ? 'true' : undefined} />
+        onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setPassword(e.currentTarget.value)} aria-invalid=${error ? 'true' : undefined} />
       ${error ? html`<p id="login-error" class="field-error" role="alert">${error}</p>` : null}
       <button type="submit" class="btn btn-primary" disabled=${busy}>${busy ? 'Signing in…' : 'Sign in'}</button>
     </form>

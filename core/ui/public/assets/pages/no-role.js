@@ -2,8 +2,11 @@
 // answer 403, so rather than error notices and an "Offline" badge, say who they are and what an admin must change.
 import { html } from '../html.js';
 
+/** @param {{ info: import('../app.js').AuthInfo }} props */
 export function NoRolePage({ info }) {
   const user = info.user;
+  // app.js shows this page only to someone signed in, who always has a user.
+  if (!user) return null;
   const groups = user.groups;
   const example = groups[0] ?? 'music';
   // One string: htm folds whitespace in template text, which would flatten the YAML.

@@ -2,32 +2,47 @@
 // item can be restored to the pending queue.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api, query } from '../api.js';
+import { query } from '../api.js';
+import { getQueueByStatus, restoreQueueItem } from '../endpoints.js';
 import { setParams } from '../router.js';
 import { useDebounced, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { formatAgo, formatCount, formatTime, releaseName } from '../format.js';
 import { Badge } from '../components/badge.js';
-import { ErrorNotice, toast } from '../components/notice.js';
+import { ErrorNotice, errorText, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 
-/** Puts rejected items back into the pending queue; used by the Restore buttons and the Undo of a rejection. */
+/** @typedef {import('../../../api-types.js').QueueItem} QueueItem */
+
+/**
+ * Puts rejected items back into the pending queue; used by the Restore buttons and the Undo of a rejection.
+ * @param {QueueItem[]} items
+ */
 export async function restoreItems(items) {
-  const results = await Promise.allSettled(items.map((item) => api(`/queue/${encodeURIComponent(item.id)}/restore`, { method: 'POST' })));
-  const failed = results.filter((r) => r.status === 'rejected');
-  if (failed.length > 0) toast(failed[0].reason.message, 'error');
-  else toast(items.length === 1 ? `Restored ${releaseName(items[0])} to the queue` : `Restored ${items.length} items to the queue`);
+  const results = await Promise.allSettled(items.map((item) => restoreQueueItem(item.id)));
+  const failure = results.find((r) => r.status === 'rejected');
+  if (failure) toast(errorText(failure.reason), 'error');
+  else toast(items.length === 1 && items[0] ? `Restored ${releaseName(items[0])} to the queue` : `Restored ${items.length} items to the queue`);
 }
 
+/**
+ * @typedef {object} DecidedQueueProps
+ * @property {Exclude<QueueItem['status'], 'pending'>} status
+ * @property {import('../app.js').Session} session
+ * @property {import('./queue.js').QueueView} view
+ */
+
+/** @param {DecidedQueueProps} props */
 export function DecidedQueue({ status, session, view }) {
   const key = query({ status, limit: view.limit, offset: view.offset });
-  const decided = useResource((signal) => api(`/queue${key}`, { signal }), key);
+  const decided = useResource((signal) => getQueueByStatus(key, signal), key);
   const refresh = useDebounced(decided.reload, 400);
   useLiveEvents(['queue_added', 'queue_approved', 'queue_rejected'], refresh);
   const [busy, setBusy] = useState(false);
   const canRestore = status === 'rejected' && session.can('approver');
   const data = decided.data;
 
+  /** @param {QueueItem} item */
   async function restore(item) {
     setBusy(true);
     try {
@@ -58,6 +73,6 @@ export function DecidedQueue({ status, session, view }) {
       </tbody>
     </table>
     ${data && data.items.length === 0 && !decided.loading ? html`<p class="empty">Nothing ${status} yet.</p>` : null}
-    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(offset) => setParams({ offset: offset || undefined })} label=${`${status} pages`} />` : null}
+    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(/** @type {number} */ offset) => setParams({ offset: offset || undefined })} label=${`${status} pages`} />` : null}
   </div>`;
 }

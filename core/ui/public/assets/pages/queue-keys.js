@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
 
+/** @type {[key: string, what: string][]} */
 export const QUEUE_KEYS = [
   ['j / k', 'next / previous item'],
   ['x', 'select or unselect the item'],
@@ -15,17 +16,40 @@ export const QUEUE_KEYS = [
 
 const NOT_TEXT = new Set(['checkbox', 'radio', 'button', 'submit', 'reset']);
 
+/**
+ * @param {EventTarget | null} target
+ * @returns {target is HTMLElement}
+ */
 function typingIn(target) {
   if (!(target instanceof HTMLElement)) return false;
   if (target instanceof HTMLInputElement) return !NOT_TEXT.has(target.type);
   return target.isContentEditable || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT';
 }
 
+/**
+ * What the keys do on the queue page.
+ * @typedef {object} QueueKeyActions
+ * @property {(delta: number) => void} move
+ * @property {() => void} toggle
+ * @property {() => void} approve
+ * @property {() => void} reject
+ * @property {() => void} nextPage
+ * @property {() => void} previousPage
+ * @property {() => void} focusSearch
+ * @property {() => void} clear
+ */
+
+/**
+ * Listens for the shortcut keys while the page is shown; returns whether the list of shortcuts is open.
+ * @param {QueueKeyActions} actions
+ * @returns {{ open: boolean, toggle: () => void }}
+ */
 export function useQueueKeys(actions) {
   const [open, setOpen] = useState(false);
   const latest = useRef(actions);
   latest.current = actions;
   useEffect(() => {
+    /** @param {KeyboardEvent} event */
     const onKey = (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (typingIn(event.target)) {
@@ -33,6 +57,7 @@ export function useQueueKeys(actions) {
         return;
       }
       const a = latest.current;
+      /** @type {Record<string, (() => void) | undefined>} */
       const map = {
         j: () => a.move(1), k: () => a.move(-1), x: a.toggle, a: a.approve, r: a.reject,
         n: a.nextPage, p: a.previousPage, '/': a.focusSearch, Escape: a.clear, '?': () => setOpen((o) => !o),
@@ -48,6 +73,7 @@ export function useQueueKeys(actions) {
   return { open, toggle: () => setOpen((o) => !o) };
 }
 
+/** @param {{ id: string }} props */
 export function QueueShortcuts({ id }) {
   return html`<dl id=${id} class="shortcuts" aria-label="Keyboard shortcuts">
     ${QUEUE_KEYS.map(([key, what]) => html`<div key=${key}><dt><kbd>${key}</kbd></dt><dd>${what}</dd></div>`)}

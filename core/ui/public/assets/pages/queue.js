@@ -3,17 +3,41 @@
 import { Component } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api, ApiError, query } from '../api.js';
+import { ApiError, query } from '../api.js';
+import { decideQueueItem, decideQueueItems, getPendingQueue } from '../endpoints.js';
 import { setParams } from '../router.js';
 import { useDebounced, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { formatAgo, formatCount, formatTime, releaseName } from '../format.js';
-import { ErrorNotice, toast } from '../components/notice.js';
+import { ErrorNotice, errorText, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 import { SearchBox } from '../components/search-box.js';
 import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
 import { DecidedQueue, restoreItems } from './queue-decided.js';
 
+/** @typedef {import('../../../api-types.js').QueueItem} QueueItem */
+/** @typedef {import('../endpoints.js').Decision} Decision */
+
+/**
+ * The pending queue's search, sort and paging, as the URL holds them.
+ * @typedef {object} QueueView
+ * @property {string} q
+ * @property {string} source
+ * @property {string} sort
+ * @property {'asc' | 'desc'} order
+ * @property {number} limit
+ * @property {number} offset
+ */
+
+/**
+ * What a row may do; one object for every row, whose functions are replaced on each render.
+ * @typedef {object} RowActions
+ * @property {(index: number) => void} activate
+ * @property {(id: string) => void} toggle
+ * @property {(item: QueueItem, decision: Decision) => void} decide
+ */
+
+/** @type {[value: string, label: string][]} */
 const SORTS = [
   ['added_at:desc', 'Newest first'],
   ['added_at:asc', 'Oldest first'],
@@ -25,9 +49,15 @@ const SORTS = [
   ['year:asc', 'Year, oldest'],
 ];
 const PAGE_SIZES = [25, 50, 100, 200];
+/** @type {Record<Decision, string>} */
 const VERB = { approve: 'Approved', reject: 'Rejected' };
+/** @type {[status: QueueItem['status'], label: string][]} */
 const VIEWS = [['pending', 'Pending'], ['rejected', 'Rejected'], ['approved', 'Approved']];
 
+/**
+ * @param {URLSearchParams} params
+ * @returns {QueueView}
+ */
 function readParams(params) {
   const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : 50;
   return {
@@ -40,8 +70,9 @@ function readParams(params) {
   };
 }
 
+/** @param {import('../app.js').PageProps} props */
 export function QueuePage({ session, params }) {
-  const status = VIEWS.some(([s]) => s === params.get('status')) ? params.get('status') : 'pending';
+  const status = VIEWS.find(([s]) => s === params.get('status'))?.[0] ?? 'pending';
   if (status === 'pending') return html`<${PendingQueue} session=${session} params=${params} />`;
   return html`<section aria-labelledby="queue-title" class="queue">
     <div class="page-head"><h1 id="queue-title">Queue</h1></div>
@@ -51,6 +82,7 @@ export function QueuePage({ session, params }) {
 }
 
 /** Pending, rejected or approved items: the decided ones come from the server's history. */
+/** @param {{ status: QueueItem['status'] }} props */
 function QueueViews({ status }) {
   return html`<div class="segmented queue-views" role="group" aria-label="Queue items">
     ${VIEWS.map(([s, label]) => html`<button key=${s} type="button" class="btn btn-small" aria-pressed=${status === s ? 'true' : 'false'}
@@ -58,18 +90,19 @@ function QueueViews({ status }) {
   </div>`;
 }
 
+/** @param {import('../app.js').PageProps} props */
 function PendingQueue({ session, params }) {
   const view = readParams(params);
   const key = query(view);
-  const pending = useResource((signal) => api(`/queue/pending${key}`, { signal }), key);
+  const pending = useResource((signal) => getPendingQueue(key, signal), key);
   const refresh = useDebounced(pending.reload, 400);
   useLiveEvents(['queue_added', 'queue_approved', 'queue_rejected'], refresh);
 
-  const [selected, setSelected] = useState(() => new Set());
-  const [hidden, setHidden] = useState(() => new Set());
+  const [selected, setSelected] = useState(/** @returns {Set<string>} */ () => new Set());
+  const [hidden, setHidden] = useState(/** @returns {Set<string>} */ () => new Set());
   const [active, setActive] = useState(0);
   const [busy, setBusy] = useState(false);
-  const searchRef = useRef(null);
+  const searchRef = useRef(/** @type {HTMLInputElement | null} */ (null));
   const canDecide = session.can('approver');
 
   const data = pending.data;
@@ -86,24 +119,29 @@ function PendingQueue({ session, params }) {
   // A new page of results starts at its first row.
   useEffect(() => setActive(0), [key]);
 
+  /**
+   * @param {QueueItem[]} targets
+   * @param {Decision} decision
+   */
   async function decide(targets, decision) {
-    if (!canDecide || targets.length === 0 || busy) return;
+    const [first] = targets;
+    if (!canDecide || !first || busy) return;
     setBusy(true);
     try {
       // A rejection can be taken back at once: Undo restores what was just rejected.
       const undo = decision === 'reject' ? { label: 'Undo', run: () => restoreItems(targets).finally(pending.reload) } : undefined;
       if (targets.length === 1) {
-        const { item } = await api(`/queue/${encodeURIComponent(targets[0].id)}/${decision}`, { method: 'POST' });
+        const { item } = await decideQueueItem(first.id, decision);
         const owned = item && item.in_library ? ': already in your library, not downloaded again' : '';
-        toast(`${VERB[decision]} ${releaseName(targets[0])}${owned}`, 'ok', undo);
+        toast(`${VERB[decision]} ${releaseName(first)}${owned}`, 'ok', undo);
       } else {
-        const result = await api(`/queue/${decision}`, { method: 'POST', body: { ids: targets.map((t) => t.id) } });
+        const result = await decideQueueItems(decision, { ids: targets.map((t) => t.id) });
         toast(result.message, 'ok', undo);
       }
       setHidden((old) => new Set([...old, ...targets.map((t) => t.id)]));
       setSelected((old) => new Set([...old].filter((id) => !targets.some((t) => t.id === id))));
     } catch (err) {
-      toast(err instanceof ApiError && err.status === 409 ? `${releaseName(targets[0])} was already decided elsewhere` : err.message, 'error');
+      toast(err instanceof ApiError && err.status === 409 ? `${releaseName(first)} was already decided elsewhere` : errorText(err), 'error');
     } finally {
       setBusy(false);
       pending.reload();
@@ -112,7 +150,9 @@ function PendingQueue({ session, params }) {
 
   const selection = items.filter((i) => selected.has(i.id));
   const targetsForKeys = () => (selection.length > 0 ? selection : items[active] ? [items[active]] : []);
+  /** @param {number} offset */
   const move = (offset) => setParams({ offset: offset || undefined });
+  /** @param {string} id */
   const toggle = (id) =>
     setSelected((old) => {
       const next = new Set(old);
@@ -122,7 +162,7 @@ function PendingQueue({ session, params }) {
     });
 
   const help = useQueueKeys({
-    move: (delta) => setActive((a) => Math.max(0, Math.min(items.length - 1, a + delta))),
+    move: (/** @type {number} */ delta) => setActive((a) => Math.max(0, Math.min(items.length - 1, a + delta))),
     toggle: () => items[active] && toggle(items[active].id),
     approve: () => decide(targetsForKeys(), 'approve'),
     reject: () => decide(targetsForKeys(), 'reject'),
@@ -138,10 +178,10 @@ function PendingQueue({ session, params }) {
   }, [active]);
 
   // Rows get one stable object of callbacks, so a row re-renders only when its own item or flags change.
-  const rowActions = useRef({});
-  rowActions.current.activate = setActive;
-  rowActions.current.toggle = toggle;
-  rowActions.current.decide = (item, d) => decide([item], d);
+  /** @type {RowActions} */
+  const latestActions = { activate: setActive, toggle, decide: (item, d) => decide([item], d) };
+  const rowActions = useRef(latestActions);
+  Object.assign(rowActions.current, latestActions);
 
   const allOnPage = items.length > 0 && items.every((i) => selected.has(i.id));
   return html`<section aria-labelledby="queue-title" class="queue">
@@ -153,19 +193,19 @@ function PendingQueue({ session, params }) {
     ${help.open ? html`<${QueueShortcuts} id="queue-keys" />` : null}
     <div class="toolbar" role="search">
       <${SearchBox} inputRef=${searchRef} label="Search queue" placeholder="Search artist, album, source…  ( / )" value=${view.q}
-        onSearch=${(q) => setParams({ q, offset: undefined })} />
+        onSearch=${(/** @type {string} */ q) => setParams({ q, offset: undefined })} />
       <label class="field"><span>Source</span>
         <${SearchBox} label="Filter by source" placeholder="any" value=${view.source} bare=${true}
-          onSearch=${(source) => setParams({ source, offset: undefined })} />
+          onSearch=${(/** @type {string} */ source) => setParams({ source, offset: undefined })} />
       </label>
       <label class="field"><span>Sort</span>
-        <select value=${`${view.sort}:${view.order}`} onChange=${(e) => {
+        <select value=${`${view.sort}:${view.order}`} onChange=${(/** @type {import('preact').TargetedEvent<HTMLSelectElement>} */ e) => {
           const [sort, order] = e.currentTarget.value.split(':');
           setParams({ sort, order, offset: undefined });
         }}>${SORTS.map(([value, label]) => html`<option key=${value} value=${value}>${label}</option>`)}</select>
       </label>
       <label class="field"><span>Per page</span>
-        <select value=${String(view.limit)} onChange=${(e) => setParams({ limit: e.currentTarget.value, offset: undefined })}>
+        <select value=${String(view.limit)} onChange=${(/** @type {import('preact').TargetedEvent<HTMLSelectElement>} */ e) => setParams({ limit: e.currentTarget.value, offset: undefined })}>
           ${PAGE_SIZES.map((n) => html`<option key=${n} value=${n}>${n}</option>`)}
         </select>
       </label>
@@ -180,7 +220,7 @@ function PendingQueue({ session, params }) {
     <table class="table queue-table" aria-busy=${pending.loading ? 'true' : 'false'} aria-describedby="queue-title">
       <thead><tr>
         ${canDecide ? html`<th class="col-select"><input type="checkbox" aria-label="Select all on this page" checked=${allOnPage}
-          onChange=${(e) => setSelected(e.currentTarget.checked ? new Set(items.map((i) => i.id)) : new Set())} /></th>` : null}
+          onChange=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setSelected(e.currentTarget.checked ? new Set(items.map((i) => i.id)) : new Set())} /></th>` : null}
         <th class="col-cover"><span class="visually-hidden">Cover</span></th>
         <th>Release</th><th class="col-source">Source</th><th class="col-num">Score</th><th class="col-num">Year</th><th class="col-added">Added</th>
         ${canDecide ? html`<th class="col-actions"><span class="visually-hidden">Actions</span></th>` : null}
@@ -197,14 +237,36 @@ function PendingQueue({ session, params }) {
   </section>`;
 }
 
-/** One queue row; skips re-rendering unless its own props changed (a page re-renders often while live). */
+/**
+ * @typedef {object} QueueRowProps
+ * @property {QueueItem} item
+ * @property {number} index
+ * @property {boolean} active
+ * @property {boolean} selected
+ * @property {boolean} canDecide
+ * @property {boolean} busy
+ * @property {RowActions} actions
+ */
+
+/**
+ * One queue row; skips re-rendering unless its own props changed (a page re-renders often while live).
+ * @extends {Component<QueueRowProps>}
+ */
 class QueueRow extends Component {
+  /**
+   * @override
+   * @param {QueueRowProps} next
+   */
   shouldComponentUpdate(next) {
     const p = this.props;
     return next.item !== p.item || next.index !== p.index || next.active !== p.active || next.selected !== p.selected ||
       next.canDecide !== p.canDecide || next.busy !== p.busy;
   }
 
+  /**
+   * @override
+   * @param {QueueRowProps} props
+   */
   render({ item, index, active, selected, canDecide, busy, actions }) {
     const name = releaseName(item);
     return html`<tr data-row-index=${index} data-id=${item.id} class=${`${active ? 'row-active' : ''} ${selected ? 'row-selected' : ''}`} onClick=${() => actions.activate(index)}>
@@ -227,6 +289,7 @@ class QueueRow extends Component {
   }
 }
 
+/** @param {{ url: string | undefined, artist: string }} props */
 function Cover({ url, artist }) {
   const [failed, setFailed] = useState(false);
   if (!url || failed) return html`<span class="cover cover-empty" aria-hidden="true">${(artist || '?').slice(0, 1).toUpperCase()}</span>`;

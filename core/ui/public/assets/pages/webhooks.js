@@ -1,21 +1,32 @@
 // Webhook settings: what is configured (never a secret), Test and Dry Run per webhook, and the delivery log.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api, ApiError, query } from '../api.js';
+import { ApiError, query } from '../api.js';
+import { getWebhookDeliveries, getWebhooks, redeliverWebhook, testWebhook } from '../endpoints.js';
 import { setParams } from '../router.js';
 import { useDebounced, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { formatDuration, formatTime } from '../format.js';
 import { Badge } from '../components/badge.js';
-import { ErrorNotice, toast } from '../components/notice.js';
+import { ErrorNotice, errorText, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 import { StatusFilter } from '../components/status-filter.js';
 
+/** @typedef {import('../../../api-types.js').WebhookTarget} WebhookTarget */
+/** @typedef {import('../../../api-types.js').WebhookTestResult} WebhookTestResult */
+/** @typedef {import('../../../api-types.js').WebhookDelivery} WebhookDelivery */
+/**
+ * What the last Test or Dry Run of a webhook gave: the server's answer, or the error of the call.
+ * @typedef {{ ok: WebhookTestResult, error?: undefined } | { ok?: undefined, error: unknown }} TestOutcome
+ */
+
+/** @type {WebhookDelivery['status'][]} */
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'];
 const LIMIT = 25;
 
+/** @param {import('../app.js').PageProps} props */
 export function WebhooksPage({ session, params }) {
-  const targets = useResource((signal) => api('/webhooks', { signal }), 'webhooks');
+  const targets = useResource(getWebhooks, 'webhooks');
   const isAdmin = session.can('admin');
   const unavailable = targets.error instanceof ApiError && targets.error.status === 503;
   return html`<section aria-labelledby="webhooks-title">
@@ -32,15 +43,17 @@ export function WebhooksPage({ session, params }) {
   </section>`;
 }
 
+/** @param {{ target: WebhookTarget, isAdmin: boolean }} props */
 function WebhookCard({ target, isAdmin }) {
-  const [result, setResult] = useState(null);
+  const [result, setResult] = useState(/** @type {TestOutcome | null} */ (null));
   const [busy, setBusy] = useState('');
   const id = `webhook-${target.name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
+  /** @param {boolean} dryRun */
   async function run(dryRun) {
     setBusy(dryRun ? 'dry' : 'test');
     try {
-      setResult({ ok: await api('/webhooks/test', { method: 'POST', body: { name: target.name, dry_run: dryRun } }) });
+      setResult({ ok: await testWebhook({ name: target.name, dry_run: dryRun }) });
     } catch (err) {
       setResult({ error: err });
     } finally {
@@ -69,8 +82,9 @@ function WebhookCard({ target, isAdmin }) {
   </article>`;
 }
 
+/** @param {{ result: TestOutcome }} props */
 function TestResult({ result }) {
-  if (result.error) return html`<p class="error-text">${result.error.message}</p>`;
+  if (!result.ok) return html`<p class="error-text">${errorText(result.error)}</p>`;
   const r = result.ok;
   if (r.dry_run) {
     return html`<div class="dry-run">
@@ -87,20 +101,22 @@ function TestResult({ result }) {
   </p>`;
 }
 
+/** @param {{ params: URLSearchParams, isAdmin: boolean }} props */
 function DeliveryLog({ params, isAdmin }) {
-  const status = DELIVERY_STATUSES.includes(params.get('status')) ? params.get('status') : '';
+  const status = DELIVERY_STATUSES.find((s) => s === params.get('status')) ?? '';
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const key = query({ status, limit: LIMIT, offset });
-  const log = useResource((signal) => api(`/webhooks/deliveries${key}`, { signal }), key);
+  const log = useResource((signal) => getWebhookDeliveries(key, signal), key);
   // Deliveries follow events by a moment; refresh a little after each one.
   useLiveEvents(null, useDebounced(log.reload, 1500));
 
+  /** @param {WebhookDelivery} delivery */
   async function redeliver(delivery) {
     try {
-      await api(`/webhooks/deliveries/${encodeURIComponent(delivery.id)}/redeliver`, { method: 'POST' });
+      await redeliverWebhook(delivery.id);
       toast(`Redelivering ${delivery.event} to ${delivery.webhook}`);
     } catch (err) {
-      toast(err.message, 'error');
+      toast(errorText(err), 'error');
     }
     setTimeout(log.reload, 500);
   }
@@ -110,7 +126,7 @@ function DeliveryLog({ params, isAdmin }) {
     <div class="page-head">
       <h2 id="deliveries-title">Delivery log</h2>
       <span class="button-row">
-        <${StatusFilter} label="Show deliveries" statuses=${DELIVERY_STATUSES} value=${status} onChange=${(s) => setParams({ status: s, offset: undefined })} />
+        <${StatusFilter} label="Show deliveries" statuses=${DELIVERY_STATUSES} value=${status} onChange=${(/** @type {string} */ s) => setParams({ status: s, offset: undefined })} />
         <button type="button" class="btn btn-small" onClick=${log.reload}>Refresh</button>
       </span>
     </div>
@@ -133,6 +149,6 @@ function DeliveryLog({ params, isAdmin }) {
       </tbody>
     </table>
     ${data && data.items.length === 0 ? html`<p class="empty">No deliveries yet.</p>` : null}
-    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(o) => setParams({ offset: o || undefined }, { replace: false })} label="Delivery pages" />` : null}
+    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(/** @type {number} */ o) => setParams({ offset: o || undefined }, { replace: false })} label="Delivery pages" />` : null}
   </section>`;
 }

@@ -1,35 +1,41 @@
 // The wishlist: what is wanted, being downloaded, downloaded (with its path) or failed; items can be removed.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { api, query } from '../api.js';
+import { query } from '../api.js';
+import { getWishlist, removeWishlistItem } from '../endpoints.js';
 import { setParams } from '../router.js';
 import { useDebounced, useResource } from '../hooks.js';
 import { useLiveEvents } from '../live.js';
 import { formatAgo, formatCount, formatTime, releaseName } from '../format.js';
 import { Badge } from '../components/badge.js';
-import { ErrorNotice, toast } from '../components/notice.js';
+import { ErrorNotice, errorText, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 import { StatusFilter } from '../components/status-filter.js';
 
+/** @typedef {import('../../../api-types.js').WishlistItem} WishlistItem */
+
+/** @type {WishlistItem['status'][]} */
 const STATUSES = ['wanted', 'downloading', 'downloaded', 'failed'];
 const LIMIT = 50;
 
+/** @param {import('../app.js').PageProps} props */
 export function WishlistPage({ session, params }) {
-  const status = STATUSES.includes(params.get('status')) ? params.get('status') : '';
+  const status = STATUSES.find((s) => s === params.get('status')) ?? '';
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const key = query({ status, limit: LIMIT, offset });
-  const list = useResource((signal) => api(`/wishlist${key}`, { signal }), key);
+  const list = useResource((signal) => getWishlist(key, signal), key);
   useLiveEvents(['queue_approved', 'download_completed', 'wishlist_removed'], useDebounced(list.reload, 400));
-  const [confirming, setConfirming] = useState(null);
+  const [confirming, setConfirming] = useState(/** @type {string | null} */ (null));
   const canEdit = session.can('approver');
 
+  /** @param {WishlistItem} item */
   async function remove(item) {
     setConfirming(null);
     try {
-      await api(`/wishlist/${encodeURIComponent(item.id)}`, { method: 'DELETE' });
+      await removeWishlistItem(item.id);
       toast(`Removed ${releaseName(item)} from the wishlist`);
     } catch (err) {
-      toast(err.message, 'error');
+      toast(errorText(err), 'error');
     }
     list.reload();
   }
@@ -38,7 +44,7 @@ export function WishlistPage({ session, params }) {
   return html`<section aria-labelledby="wishlist-title">
     <div class="page-head">
       <h1 id="wishlist-title">Wishlist ${data ? html`<span class="muted count-inline">${formatCount(data.total)}</span>` : null}</h1>
-      <${StatusFilter} label="Show status" statuses=${STATUSES} value=${status} onChange=${(s) => setParams({ status: s, offset: undefined })} />
+      <${StatusFilter} label="Show status" statuses=${STATUSES} value=${status} onChange=${(/** @type {string} */ s) => setParams({ status: s, offset: undefined })} />
     </div>
     <${ErrorNotice} error=${list.error} onRetry=${list.reload} />
     <table class="table stack-table" aria-busy=${list.loading ? 'true' : 'false'}>
@@ -57,6 +63,6 @@ export function WishlistPage({ session, params }) {
       </tbody>
     </table>
     ${data && data.items.length === 0 ? html`<p class="empty">${status ? `Nothing is ${status}.` : 'The wishlist is empty. Approve items in the queue to add them.'}</p>` : null}
-    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(o) => setParams({ offset: o || undefined }, { replace: false })} label="Wishlist pages" />` : null}
+    ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${(/** @type {number} */ o) => setParams({ offset: o || undefined }, { replace: false })} label="Wishlist pages" />` : null}
   </section>`;
 }

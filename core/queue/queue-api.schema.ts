@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import { QueueItem } from './queue-item.schema.js';
+
+// The queue API's selections and answers, apart from the item itself (queue-item.schema.ts).
+
+export const QueueItemId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'queue item id' });
+
+/** Which pending items a bulk decision is about. */
+export const BulkSelection = Type.Object(
+  {
+    ids: Type.Optional(Type.Array(QueueItemId, { maxItems: 10000, description: 'queue item ids' })),
+    mbids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 10000, description: 'MusicBrainz ids of pending items' })),
+  },
+  { additionalProperties: false },
+);
+export const ApproveSelection = Type.Object(
+  {
+    ...BulkSelection.properties,
+    all: Type.Optional(Type.Boolean({ description: 'approve every pending item' })),
+  },
+  { additionalProperties: false },
+);
+export const BulkResult = Type.Object(
+  {
+    success: Type.Boolean(),
+    count: Type.Integer({ minimum: 0 }),
+    message: Type.String(),
+    in_library: Type.Optional(Type.Integer({ minimum: 0, description: 'approved items the library already had: approved, not downloaded again' })),
+  },
+  { $id: 'BulkDecisionResult' },
+);
+
+/** A page of queue items: `GET /queue/pending` and `GET /queue?status=`. */
+export const PendingPage = Type.Object(
+  { items: Type.Array(QueueItem), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { $id: 'PendingPage' },
+);
+
+/** The answer of a decision on one item, or of its restore: the item as it is now. */
+export const OneQueueItem = Type.Object({ item: QueueItem });

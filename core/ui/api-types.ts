@@ -1,0 +1,74 @@
+/**
+ * The API's requests and answers as the web UI sees them. Each is the static type of the schema the server
+ * validates and serialises with, never a copy: the UI's JavaScript names these in JSDoc, so a change of an
+ * answer's shape fails the UI's type check (core/ui/tsconfig.json, part of `npm run typecheck`) where a page
+ * reads the old shape, instead of failing in a browser.
+ */
+import type { Static } from 'typebox';
+import type {
+  DomainEvent as DomainEventSchema,
+  LibraryAlbum as LibraryAlbumSchema,
+  WebhookDelivery as WebhookDeliverySchema,
+  WebhookDeliveryPage as WebhookDeliveryPageSchema,
+  WebhookTarget as WebhookTargetSchema,
+  WebhookTestRequest as WebhookTestRequestSchema,
+  WebhookTestResult as WebhookTestResultSchema,
+} from '@crateflow/sdk';
+import type { Download as DownloadSchema, DownloadPage as DownloadPageSchema } from '../downloads/download.schema.js';
+import type { AuthInfo as AuthInfoSchema, LoginBody as LoginBodySchema } from '../http/routes/auth.schema.js';
+import type { Stats as StatsSchema } from '../http/routes/stats.schema.js';
+import type { WebhookTargetList as WebhookTargetListSchema } from '../http/routes/webhooks.schema.js';
+import type { Job as JobSchema } from '../jobs/job.schema.js';
+import type { LibraryPage as LibraryPageSchema, SyncStarted as SyncStartedSchema } from '../library/library-api.schema.js';
+import type { QueueItem as QueueItemSchema } from '../queue/queue-item.schema.js';
+import type {
+  ApproveSelection as ApproveSelectionSchema,
+  BulkResult as BulkResultSchema,
+  BulkSelection as BulkSelectionSchema,
+  OneQueueItem as OneQueueItemSchema,
+  PendingPage as PendingPageSchema,
+} from '../queue/queue-api.schema.js';
+import type { WishlistItem as WishlistItemSchema, WishlistPage as WishlistPageSchema } from '../wishlist/wishlist-item.schema.js';
+
+export type { Problem } from '../http/problem-middleware.js';
+export type { FieldProblem } from '../errors/validation-error.js';
+
+/** `GET /auth/info`, `POST /auth/login`; the roles a user may have (the UI offers what the role allows). */
+export type AuthInfo = Static<typeof AuthInfoSchema>;
+export type { Role } from '@crateflow/sdk';
+export type LoginBody = Static<typeof LoginBodySchema>;
+
+/** `GET /stats`. */
+export type Stats = Static<typeof StatsSchema>;
+export type DomainEvent = Static<typeof DomainEventSchema>;
+export type EventType = DomainEvent['type'];
+
+/** `GET /queue/pending` and `GET /queue?status=`; a decision or restore of one item; bulk decisions. */
+export type QueueItem = Static<typeof QueueItemSchema>;
+export type PendingPage = Static<typeof PendingPageSchema>;
+export type OneQueueItem = Static<typeof OneQueueItemSchema>;
+export type BulkSelection = Static<typeof BulkSelectionSchema>;
+export type ApproveSelection = Static<typeof ApproveSelectionSchema>;
+export type BulkResult = Static<typeof BulkResultSchema>;
+
+/** `GET /wishlist`. */
+export type WishlistItem = Static<typeof WishlistItemSchema>;
+export type WishlistPage = Static<typeof WishlistPageSchema>;
+
+/** `GET /downloads`. */
+export type Download = Static<typeof DownloadSchema>;
+export type DownloadPage = Static<typeof DownloadPageSchema>;
+
+/** `GET /library`, `POST /library/sync`, `GET /jobs/:id`. */
+export type LibraryAlbum = Static<typeof LibraryAlbumSchema>;
+export type LibraryPage = Static<typeof LibraryPageSchema>;
+export type Job = Static<typeof JobSchema>;
+export type SyncStarted = Static<typeof SyncStartedSchema>;
+
+/** `GET /webhooks`, `POST /webhooks/test`, `GET /webhooks/deliveries`. */
+export type WebhookTarget = Static<typeof WebhookTargetSchema>;
+export type WebhookTargetList = Static<typeof WebhookTargetListSchema>;
+export type WebhookTestRequest = Static<typeof WebhookTestRequestSchema>;
+export type WebhookTestResult = Static<typeof WebhookTestResultSchema>;
+export type WebhookDelivery = Static<typeof WebhookDeliverySchema>;
+export type WebhookDeliveryPage = Static<typeof WebhookDeliveryPageSchema>;

@@ -1,0 +1,170 @@
+// Every call the UI makes to the API, each answering the type the server declares for the route (core/ui/api-types.ts
+// derives them from the server's own schemas). A change of an answer's shape therefore fails `npm run typecheck`
+// at the line of the UI that reads it, instead of breaking a page in the browser.
+import { api } from './api.js';
+
+/** @typedef {import('../../api-types.js').AuthInfo} AuthInfo */
+/** @typedef {import('../../api-types.js').LoginBody} LoginBody */
+/** @typedef {import('../../api-types.js').Stats} Stats */
+/** @typedef {import('../../api-types.js').PendingPage} PendingPage */
+/** @typedef {import('../../api-types.js').OneQueueItem} OneQueueItem */
+/** @typedef {import('../../api-types.js').BulkSelection} BulkSelection */
+/** @typedef {import('../../api-types.js').BulkResult} BulkResult */
+/** @typedef {import('../../api-types.js').WishlistPage} WishlistPage */
+/** @typedef {import('../../api-types.js').DownloadPage} DownloadPage */
+/** @typedef {import('../../api-types.js').LibraryPage} LibraryPage */
+/** @typedef {import('../../api-types.js').SyncStarted} SyncStarted */
+/** @typedef {import('../../api-types.js').Job} Job */
+/** @typedef {import('../../api-types.js').WebhookTargetList} WebhookTargetList */
+/** @typedef {import('../../api-types.js').WebhookTestRequest} WebhookTestRequest */
+/** @typedef {import('../../api-types.js').WebhookTestResult} WebhookTestResult */
+/** @typedef {import('../../api-types.js').WebhookDeliveryPage} WebhookDeliveryPage */
+
+/**
+ * A decision on pending queue items, as it appears in the route's path.
+ * @typedef {'approve' | 'reject'} Decision
+ */
+
+const segment = encodeURIComponent;
+
+/**
+ * `GET /auth/info`: how the server authenticates, and who this request is.
+ * @returns {Promise<AuthInfo>}
+ */
+export const getAuthInfo = () => api('/auth/info');
+
+/**
+ * `POST /auth/login`. A 401 (wrong password) is the form's to show, not an ended session.
+ * @param {LoginBody} credentials
+ * @returns {Promise<AuthInfo>}
+ */
+export const logIn = (credentials) => api('/auth/login', { method: 'POST', body: credentials, allow401: true });
+
+/** @returns {Promise<undefined>} */
+export const logOut = () => api('/auth/logout', { method: 'POST' });
+
+/**
+ * `GET /stats`: everything the dashboard shows.
+ * @param {AbortSignal} signal
+ * @returns {Promise<Stats>}
+ */
+export const getStats = (signal) => api('/stats', { signal });
+
+/**
+ * `GET /queue/pending` with a query string from `query()` (search, sort, paging).
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<PendingPage>}
+ */
+export const getPendingQueue = (search, signal) => api(`/queue/pending${search}`, { signal });
+
+/**
+ * `GET /queue?status=…`: approved or rejected items, newest decision first.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<PendingPage>}
+ */
+export const getQueueByStatus = (search, signal) => api(`/queue${search}`, { signal });
+
+/**
+ * `POST /queue/:id/approve` or `/reject`: the item as decided.
+ * @param {string} id
+ * @param {Decision} decision
+ * @returns {Promise<OneQueueItem>}
+ */
+export const decideQueueItem = (id, decision) => api(`/queue/${segment(id)}/${decision}`, { method: 'POST' });
+
+/**
+ * `POST /queue/approve` or `/reject` for several items at once.
+ * @param {Decision} decision
+ * @param {BulkSelection} selection
+ * @returns {Promise<BulkResult>}
+ */
+export const decideQueueItems = (decision, selection) => api(`/queue/${decision}`, { method: 'POST', body: selection });
+
+/**
+ * `POST /queue/:id/restore`: a rejected item back to pending.
+ * @param {string} id
+ * @returns {Promise<OneQueueItem>}
+ */
+export const restoreQueueItem = (id) => api(`/queue/${segment(id)}/restore`, { method: 'POST' });
+
+/**
+ * `GET /wishlist` with a query string from `query()`.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<WishlistPage>}
+ */
+export const getWishlist = (search, signal) => api(`/wishlist${search}`, { signal });
+
+/**
+ * `DELETE /wishlist/:id` (also cancels its download).
+ * @param {string} id
+ * @returns {Promise<undefined>}
+ */
+export const removeWishlistItem = (id) => api(`/wishlist/${segment(id)}`, { method: 'DELETE' });
+
+/**
+ * `GET /downloads` with a query string from `query()`.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<DownloadPage>}
+ */
+export const getDownloads = (search, signal) => api(`/downloads${search}`, { signal });
+
+/**
+ * `POST /downloads/:id/retry`. The page reloads its list afterwards, so the answer is not read.
+ * @param {string} id
+ * @returns {Promise<unknown>}
+ */
+export const retryDownload = (id) => api(`/downloads/${segment(id)}/retry`, { method: 'POST' });
+
+/**
+ * `GET /library` with a query string from `query()`.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<LibraryPage>}
+ */
+export const getLibrary = (search, signal) => api(`/library${search}`, { signal });
+
+/**
+ * `POST /library/sync`: the sync job started, or the one already running.
+ * @returns {Promise<SyncStarted>}
+ */
+export const startLibrarySync = () => api('/library/sync', { method: 'POST' });
+
+/**
+ * `GET /jobs/:id`.
+ * @param {string} id
+ * @returns {Promise<Job>}
+ */
+export const getJob = (id) => api(`/jobs/${segment(id)}`);
+
+/**
+ * `GET /webhooks`: the configured webhooks, without secrets.
+ * @param {AbortSignal} signal
+ * @returns {Promise<WebhookTargetList>}
+ */
+export const getWebhooks = (signal) => api('/webhooks', { signal });
+
+/**
+ * `POST /webhooks/test`: one sample delivery, or with `dry_run` what it would send.
+ * @param {WebhookTestRequest} request
+ * @returns {Promise<WebhookTestResult>}
+ */
+export const testWebhook = (request) => api('/webhooks/test', { method: 'POST', body: request });
+
+/**
+ * `GET /webhooks/deliveries` with a query string from `query()`.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<WebhookDeliveryPage>}
+ */
+export const getWebhookDeliveries = (search, signal) => api(`/webhooks/deliveries${search}`, { signal });
+
+/**
+ * `POST /webhooks/deliveries/:id/redeliver`. The log reloads afterwards, so the answer is not read.
+ * @param {string} id
+ * @returns {Promise<unknown>}
+ */
+export const redeliverWebhook = (id) => api(`/webhooks/deliveries/${segment(id)}/redeliver`, { method: 'POST' });

@@ -87,7 +87,7 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
       await outbox.stop();
       await http.close();
     },
-    admin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
+    webhookAdmin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
   };
 }
 

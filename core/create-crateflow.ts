@@ -23,6 +23,8 @@ import { authInfoRoutes } from './http/routes/auth-info.routes.js';
 import { authRoutes } from './http/routes/auth.routes.js';
 import { authSessionRoutes } from './http/routes/auth-sessions.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
+import { chooseWebhookAdmin } from './webhooks/choose-webhook-admin.js';
+import { GuardedWebhookAdmin } from './webhooks/guarded-webhook-admin.js';
 import { statsRoutes } from './http/routes/stats.routes.js';
 import { eventStreamRoutes } from './events/event-stream.routes.js';
 import { DownloadService } from './downloads/download-service.js';
@@ -34,7 +36,7 @@ import { serveUi } from './ui/serve-ui.js';
 import { newId } from './ids/new-id.js';
 import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
 import { createLogger } from './logging/create-logger.js';
-import { checkPlugins, createPlugins } from './plugins/plugin-host.js';
+import { checkPlugins, createPlugins, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { CoreStore } from './storage/core-store.js';
 import { CORE_COLLECTIONS, emptyCoreData, type CoreData } from './storage/core-data.js';
@@ -101,6 +103,15 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     const problems = pluginCreateProblems(err, configPathOf);
     throw problems ? new ConfigError(source, problems) : err;
   });
+  // Which sink serves /api/v1/webhooks is decided by capability, once; two that both claim it stop the start-up.
+  const webhookAdmin = await chooseWebhookAdmin(plugins, config.events.sink_timeout_ms).catch(async (err: unknown) => {
+    await releasePlugins(plugins, database, log);
+    throw err;
+  });
+  if (!webhookAdmin.ok) {
+    await releasePlugins(plugins, database, log);
+    throw new ConfigError(source, webhookAdmin.problems);
+  }
 
   const container = rootContainer.createChildContainer();
   const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS });
@@ -124,7 +135,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
   routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
-  routes.push(...webhookRoutes({ plugins }));
+  routes.push(...webhookRoutes({ webhooks: new GuardedWebhookAdmin(webhookAdmin.provider, plugins, config.events.sink_timeout_ms, () => clock.now()) }));
   routes.push(
     ...statsRoutes({
       queue: container.resolve(QueueService),
@@ -196,6 +207,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
         listening.once('listening', () => serve(listening));
       }),
   };
+}
+
+/** Undoes createPlugins() and the store's opening for a start-up that stops before anything was started. */
+async function releasePlugins(plugins: LoadedPlugins, database: Database, log: Logger): Promise<void> {
+  await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
+  await database.close();
 }
 
 /** Stops accepting connections, lets in-flight requests finish (up to `timeoutMs`), then drops what is left. */

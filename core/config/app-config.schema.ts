@@ -123,7 +123,12 @@ const PluginEntry = Type.Object(
 
 const Events = Type.Object(
   {
-    sink_timeout_ms: Type.Integer({ default: 10000, minimum: 100, maximum: 120000, description: 'how long one sink delivery may take' }),
+    sink_timeout_ms: Type.Integer({
+      default: 10000,
+      minimum: 100,
+      maximum: 120000,
+      description: 'how long one call into an event sink may take: a delivery, or a /api/v1/webhooks request (a live webhook test gets 30 s more)',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

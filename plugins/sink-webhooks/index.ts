@@ -1,4 +1,4 @@
-import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type EventType, type PluginContext } from '@crateflow/sdk';
+import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type EventType, type PluginContext, type ConfigProblem } from '@crateflow/sdk';
 import { refuseAddress } from './address-policy.js';
 import { buildPayload, serializePayload } from './build-payload.js';
 import { deliveryId } from './delivery-id.js';
@@ -7,6 +7,7 @@ import { DeliveryStore } from './delivery-store.js';
 import { GoneReceivers } from './gone-receivers.js';
 import { Outbox } from './outbox.js';
 import { createWebhookAdmin } from './webhook-admin.js';
+import { secretFormProblems } from './standard-webhooks-key.js';
 import { duplicateNameProblems, WebhooksConfig, type WebhookConfig } from './webhook-config.schema.js';
 
 /** Attempts in flight per webhook; beyond that, deliveries to that webhook wait their turn. */
@@ -18,12 +19,17 @@ export const CONCURRENCY_PER_TARGET = 8;
  */
 export default definePlugin({
   manifest: { name: 'webhooks', kind: 'event-sink', apiVersion: PLUGIN_API_VERSION, configSchema: WebhooksConfig, version: '1.0.0' },
-  checkConfig: duplicateNameProblems,
+  checkConfig: configProblems,
   create: (ctx) => createWebhookSink(ctx),
 });
 
+/** What the schema cannot say: names are unique, and a `whsec_` secret is really one. */
+function configProblems(webhooks: Readonly<WebhooksConfig>): ConfigProblem[] {
+  return [...duplicateNameProblems(webhooks), ...secretFormProblems(webhooks)];
+}
+
 function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
-  const problems = duplicateNameProblems(ctx.config);
+  const problems = configProblems(ctx.config);
   if (problems.length > 0) throw new Error(problems.map((p) => `webhooks${p.path}: ${p.message}`).join('\n'));
   const webhooks = new Map<string, WebhookConfig>(ctx.config.map((webhook) => [webhook.name, webhook]));
   // The plugin's floor (link-local, metadata) first; then the operator's webhooks_policy, when the host offers it.
@@ -87,7 +93,7 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
       await outbox.stop();
       await http.close();
     },
-    admin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
+    webhookAdmin: createWebhookAdmin({ webhooks, store, outbox, gone, http, clock: ctx.clock, userAgent, newId: () => ctx.newId(), signal: ctx.signal }),
   };
 }
 

@@ -15,6 +15,7 @@ import type { Outbox } from './outbox.js';
 import { redactUrl } from './redact-url.js';
 import { sendAttempt, type AttemptTarget } from './send-attempt.js';
 import { deliveryHeaders } from './sign-delivery.js';
+import { whsecFormProblem } from './standard-webhooks-key.js';
 import type { WebhookConfig } from './webhook-config.schema.js';
 
 export interface WebhookAdminOptions {
@@ -122,6 +123,8 @@ function resolveTestTarget(input: WebhookTestRequest, webhooks: ReadonlyMap<stri
     return { ok: true, target: { url: webhook.url, secret: webhook.secret, timeout_ms: input.timeout_ms ?? webhook.timeout_ms } };
   }
   if (input.url === undefined) return { ok: false, field: 'url', message: 'give url, or name for a configured webhook' };
+  const secretProblem = input.secret === undefined ? undefined : whsecFormProblem(input.secret);
+  if (secretProblem) return { ok: false, field: 'secret', message: secretProblem };
   if (!URL.canParse(input.url)) return { ok: false, field: 'url', message: `"${input.url}" is not a URL` };
   const protocol = new URL(input.url).protocol;
   if (protocol !== 'http:' && protocol !== 'https:') return { ok: false, field: 'url', message: `must be an http or https URL (got ${protocol})` };

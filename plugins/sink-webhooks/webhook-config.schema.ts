@@ -15,7 +15,11 @@ export const WebhookConfig = Type.Object(
       description: 'http or https URL that receives a POST per event (LAN addresses are fine; link-local 169.254.0.0/16 and fe80::/10 are refused)',
     }),
     secret: Type.Optional(
-      Type.String({ minLength: 1, description: 'signs every delivery (X-Webhook-Signature and the Standard Webhooks headers); write ${ENV_NAME} to keep it out of the file' }),
+      Type.String({
+        minLength: 1,
+        description:
+          'signs every delivery (X-Webhook-Signature and the Standard Webhooks headers): any string, or a Standard Webhooks key written whsec_<base64>; write ${ENV_NAME} to keep it out of the file',
+      }),
     ),
     events: Type.Array(EventType, { minItems: 1, uniqueItems: true, description: 'the events this webhook receives' }),
     timeout_ms: Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS, default: 10_000, description: 'deadline of one attempt, in milliseconds' }),

@@ -29,7 +29,8 @@ export { normalizeName, albumKey, nameWords } from './normalize-name.js';
 export { Type } from 'typebox';
 export type { Static, TSchema } from 'typebox';
 export { hashSecret, verifySecret, isSecretHash } from './secret-hash.js';
-export { WebhookTarget, WebhookTestRequest, WebhookTestResult, WebhookDeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryPage } from './kinds/event-sink.js';
-export type { WebhookAdmin, WebhookDeliveryQuery, WebhookTestOutcome, WebhookRedeliverOutcome } from './kinds/event-sink.js';
+// The webhook-admin capability of event sinks (EventSink.webhookAdmin) and the records of /api/v1/webhooks.
+export { WebhookTarget, WebhookTestRequest, WebhookTestResult, WebhookDeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryPage } from './kinds/webhook-admin.js';
+export type { WebhookAdmin, WebhookDeliveryQuery, WebhookTestOutcome, WebhookRedeliverOutcome } from './kinds/webhook-admin.js';
 export { isRecord, stringField, numberField, booleanField, arrayField } from './json-fields.js';
 export type { JsonRecord } from './json-fields.js';

@@ -1,21 +1,11 @@
 import { Type } from 'typebox';
-import {
-  WebhookDelivery,
-  WebhookDeliveryPage,
-  WebhookDeliveryStatus,
-  WebhookTestRequest,
-  WebhookTestResult,
-  type WebhookAdmin,
-} from '@crateflow/sdk';
+import { WebhookDelivery, WebhookDeliveryPage, WebhookDeliveryStatus, WebhookTestRequest, WebhookTestResult } from '@crateflow/sdk';
 import { ConflictError } from '../../errors/conflict-error.js';
 import { NotFoundError } from '../../errors/not-found-error.js';
-import { ServiceUnavailableError } from '../../errors/service-unavailable-error.js';
 import { ValidationError } from '../../errors/validation-error.js';
-import type { LoadedPlugins } from '../../plugins/plugin-host.js';
+import type { GuardedWebhookAdmin } from '../../webhooks/guarded-webhook-admin.js';
 import { route, type RouteSpec } from '../route.js';
 import { WebhookTargetList } from './webhooks.schema.js';
-
-const WEBHOOKS_PLUGIN = 'webhooks';
 
 const DeliveryQuery = Type.Object(
   {
@@ -28,22 +18,19 @@ const DeliveryQuery = Type.Object(
 );
 
 /**
- * `/webhooks`: the configured webhooks, the test endpoint, the delivery log and redelivery, served by the
- * webhooks plugin's admin interface. Reading needs `viewer`; anything that sends needs `admin`.
+ * `/webhooks`: the configured webhooks, the test endpoint, the delivery log and redelivery, served by whichever
+ * event sink offers the webhook-admin capability (see chooseWebhookAdmin), each call under a deadline.
+ * Reading needs `viewer`; anything that sends needs `admin`.
  */
-export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
-  const plugin = deps.plugins.byName(WEBHOOKS_PLUGIN);
-  const found = plugin?.kind === 'event-sink' ? plugin.instance.admin : undefined;
-  const admin = (): WebhookAdmin => {
-    if (!found) throw new ServiceUnavailableError(`the "${WEBHOOKS_PLUGIN}" plugin is not loaded or offers no admin interface`);
-    return found;
-  };
+export function webhookRoutes(deps: { webhooks: GuardedWebhookAdmin }): RouteSpec[] {
+  const admin = deps.webhooks;
   return [
     route({
       method: 'get', path: '/webhooks', tag: 'webhooks', access: 'viewer',
       summary: 'Configured webhooks (secrets are never included)',
       response: WebhookTargetList,
-      handle: () => ({ items: admin().targets() }),
+      errors: [503],
+      handle: async () => ({ items: await admin.targets() }),
     }),
     route({
       method: 'post', path: '/webhooks/test', tag: 'webhooks', access: 'admin',
@@ -53,9 +40,9 @@ export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
         'the secret stays on the server). A live test makes one attempt and never retries.',
       body: WebhookTestRequest,
       response: WebhookTestResult,
-      errors: [400],
+      errors: [400, 503],
       handle: async ({ body }) => {
-        const outcome = await admin().test(body);
+        const outcome = await admin.test(body);
         if (!outcome.ok) throw new ValidationError([{ path: `body.${outcome.field}`, message: outcome.message }]);
         return outcome.result;
       },
@@ -65,8 +52,8 @@ export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
       summary: 'The delivery log, newest first: each delivery with every attempt (time, status code or error, duration, next retry)',
       query: DeliveryQuery,
       response: WebhookDeliveryPage,
-      errors: [400],
-      handle: ({ query }) => admin().deliveries(query),
+      errors: [400, 503],
+      handle: ({ query }) => admin.deliveries(query),
     }),
     route({
       method: 'post', path: '/webhooks/deliveries/:id/redeliver', tag: 'webhooks', access: 'admin',
@@ -74,9 +61,9 @@ export function webhookRoutes(deps: { plugins: LoadedPlugins }): RouteSpec[] {
       params: Type.Object({ id: Type.String({ minLength: 1 }) }),
       response: Type.Object({ delivery: WebhookDelivery }),
       status: 202,
-      errors: [404, 409],
+      errors: [404, 409, 503],
       handle: async ({ params }) => {
-        const outcome = await admin().redeliver(params.id);
+        const outcome = await admin.redeliver(params.id);
         if (outcome.ok) return { delivery: outcome.delivery };
         if (outcome.reason === 'not-found') throw new NotFoundError('delivery', params.id);
         throw new ConflictError(outcome.message, { reason: outcome.reason });

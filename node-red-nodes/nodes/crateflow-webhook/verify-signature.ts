@@ -55,8 +55,9 @@ function matchesStandard(secret: string, signed: Buffer, signatures: string): bo
 }
 
 /**
- * Crateflow signs with the secret's UTF-8 bytes. A secret written the Standard Webhooks way (`whsec_<base64>`)
- * is also tried with its decoded bytes, so a receiver configured from a Standard Webhooks library's secret works.
+ * Crateflow keys `webhook-signature` with a plain secret's UTF-8 bytes, and with the decoded bytes of a secret
+ * written the Standard Webhooks way (`whsec_<base64>`), as those libraries do. For a `whsec_` secret both keys
+ * are tried, so deliveries from servers that predate that rule (which used the UTF-8 bytes) verify too.
  */
 function standardKeys(secret: string): Buffer[] {
   const keys = [Buffer.from(secret, 'utf8')];

@@ -1,7 +1,6 @@
-import { Type, type Static } from 'typebox';
-import { EventType } from '../records.js';
-import type { DomainEvent } from '../records.js';
+import type { DomainEvent, EventType } from '../records.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
+import type { WebhookAdmin } from './webhook-admin.js';
 
 /**
  * An event sink (kind `event-sink`): receives every domain event after it was committed.
@@ -28,187 +27,20 @@ export interface EventSink extends PluginLifecycle {
    */
   accepts?(type: EventType): boolean;
   /**
-   * Optional: a sink that sends webhooks may offer this, and the server then serves `/api/v1/webhooks/*`
-   * from it. Feature-detect it (`sink.admin?.targets()`); most sinks leave it out.
+   * Optional capability, added to API version 1 after sdk 1.0.0 (feature-detected): the sink delivers events
+   * to HTTP endpoints an operator configures and keeps a delivery log, and the server serves
+   * `/api/v1/webhooks/*` from it (list, test, delivery log, redeliver). The server finds it by this member,
+   * whatever the sink is called, and gives every call a deadline. Most sinks leave it out. See
+   * {@link WebhookAdmin} for which sink serves when several offer it.
+   *
+   * @example
+   * create: (ctx) => ({ deliver, webhookAdmin: { targets, test, deliveries, redeliver } })
+   */
+  webhookAdmin?: WebhookAdmin;
+  /**
+   * @deprecated Declare {@link EventSink.webhookAdmin}, whose name says what it serves. The server still
+   * serves the webhooks API from `admin` when a sink has no `webhookAdmin`, so plugins written against sdk
+   * 1.0.0 keep working; `admin` goes away in API version 2.
    */
   admin?: WebhookAdmin;
-}
-
-/**
- * One configured webhook as the API shows it: everything but the secret, which is only reported as `has_secret`.
- *
- * @example
- * { name: 'home-assistant', url: 'http://192.168.1.20:8123/api/webhook/crateflow', enabled: true,
- *   events: ['download_completed'], timeout_ms: 10000, retry: 3, has_secret: true }
- */
-export const WebhookTarget = Type.Object(
-  {
-    name: Type.String(),
-    url: Type.String({ description: 'scheme, host and a hint of the target URL (`http://ha.lan:8123/…f00d`); credentials, path and query are never shown' }),
-    enabled: Type.Boolean(),
-    events: Type.Array(EventType),
-    timeout_ms: Type.Integer(),
-    retry: Type.Integer(),
-    has_secret: Type.Boolean({ description: 'whether deliveries are signed; the secret itself is never shown' }),
-    gone_at: Type.Optional(
-      Type.String({ description: 'when the receiver answered 410 Gone: nothing is sent to it until a redelivery or a new url' }),
-    ),
-  },
-  { $id: 'WebhookTarget' },
-);
-export type WebhookTarget = Static<typeof WebhookTarget>;
-
-/**
- * A request to send (or, with `dry_run`, only show) one sample `download_completed` delivery. Give `url` for an
- * ad-hoc target or `name` for a configured webhook, whose url, secret and timeout are then used.
- *
- * @example
- * { name: 'home-assistant', dry_run: true }
- * { url: 'http://192.168.1.20:1880/crateflow', secret: 's3cret', timeout_ms: 2000 }
- */
-export const WebhookTestRequest = Type.Object(
-  {
-    url: Type.Optional(Type.String({ minLength: 1, description: 'an http or https URL to send the sample to' })),
-    name: Type.Optional(Type.String({ minLength: 1, description: 'a configured webhook to test' })),
-    secret: Type.Optional(Type.String({ minLength: 1, description: 'sign with this secret (only with url)' })),
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 30000, description: 'deadline of the request' })),
-    dry_run: Type.Boolean({ default: false, description: 'true: only show the payload and headers, send nothing' }),
-  },
-  { additionalProperties: false, $id: 'WebhookTestRequest' },
-);
-export type WebhookTestRequest = Static<typeof WebhookTestRequest>;
-
-/**
- * The answer to a test: a dry run shows the exact payload, body bytes and headers that would be sent; a live
- * run reports how the single attempt went.
- *
- * @example
- * { dry_run: true, payload: { event: 'download_completed', … }, body: '{"event":…}', headers: { 'X-Webhook-Signature': '5d1c…' } }
- * { dry_run: false, success: false, status_code: 500, duration_ms: 12, error: 'answered 500' }
- */
-export const WebhookTestResult = Type.Union(
-  [
-    Type.Object({
-      dry_run: Type.Literal(true),
-      payload: Type.Record(Type.String(), Type.Unknown()),
-      body: Type.String({ description: 'the exact bytes that would be sent (the signature covers these)' }),
-      headers: Type.Record(Type.String(), Type.String()),
-    }),
-    Type.Object({
-      dry_run: Type.Literal(false),
-      success: Type.Boolean(),
-      status_code: Type.Union([Type.Integer(), Type.Null()]),
-      duration_ms: Type.Integer({ minimum: 0 }),
-      error: Type.Optional(Type.String()),
-    }),
-  ],
-  { $id: 'WebhookTestResult' },
-);
-export type WebhookTestResult = Static<typeof WebhookTestResult>;
-
-/** Where a delivery stands: waiting for (another) attempt, acknowledged with a 2xx, or out of retries. */
-export const WebhookDeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]);
-/** @example const s: WebhookDeliveryStatus = 'pending'; */
-export type WebhookDeliveryStatus = Static<typeof WebhookDeliveryStatus>;
-
-/**
- * One attempt to send a delivery: when, what came back (a status code, or `null` with an `error`), how long it
- * took, and when the next retry is due (`null` when none follows).
- *
- * @example
- * { at: '2026-03-18T12:00:00.000Z', status_code: 503, error: 'answered 503', duration_ms: 41, next_retry_at: '2026-03-18T12:00:02.041Z' }
- */
-export const WebhookAttempt = Type.Object({
-  at: Type.String(),
-  status_code: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Optional(Type.String()),
-  duration_ms: Type.Integer({ minimum: 0 }),
-  next_retry_at: Type.Union([Type.String(), Type.Null()]),
-});
-export type WebhookAttempt = Static<typeof WebhookAttempt>;
-
-/**
- * One delivery of one event to one webhook, with its attempt log. `id` is the `X-Webhook-Delivery` value.
- *
- * @example
- * { id: 'd_9f2c…', webhook: 'home-assistant', event: 'download_completed', event_id: '01h…', status: 'delivered',
- *   created_at: '…', updated_at: '…', next_attempt_at: null, attempts: [{ at: '…', status_code: 200, duration_ms: 8, next_retry_at: null }] }
- */
-export const WebhookDelivery = Type.Object(
-  {
-    id: Type.String(),
-    webhook: Type.String(),
-    event: EventType,
-    event_id: Type.String(),
-    status: WebhookDeliveryStatus,
-    created_at: Type.String(),
-    updated_at: Type.String(),
-    next_attempt_at: Type.Union([Type.String(), Type.Null()]),
-    attempts: Type.Array(WebhookAttempt),
-  },
-  { $id: 'WebhookDelivery' },
-);
-export type WebhookDelivery = Static<typeof WebhookDelivery>;
-
-/**
- * A page of the delivery log, newest first.
- *
- * @example
- * { items: [ … ], total: 120, limit: 50, offset: 0 }
- */
-export const WebhookDeliveryPage = Type.Object({
-  items: Type.Array(WebhookDelivery),
-  total: Type.Integer({ minimum: 0 }),
-  limit: Type.Integer({ minimum: 1 }),
-  offset: Type.Integer({ minimum: 0 }),
-});
-export type WebhookDeliveryPage = Static<typeof WebhookDeliveryPage>;
-
-/**
- * Which part of the delivery log to read.
- *
- * @example
- * { webhook: 'home-assistant', status: 'failed', limit: 50, offset: 0 }
- */
-export interface WebhookDeliveryQuery {
-  webhook?: string;
-  status?: WebhookDeliveryStatus;
-  limit: number;
-  offset: number;
-}
-
-/**
- * What `admin.test()` answers: the result, or the input field that is wrong and why.
- *
- * @example
- * { ok: false, field: 'name', message: 'no webhook named "nas" is configured' }
- */
-export type WebhookTestOutcome = { ok: true; result: WebhookTestResult } | { ok: false; field: 'url' | 'name' | 'secret'; message: string };
-
-/**
- * What `admin.redeliver()` answers: the delivery, queued again, or why it could not be.
- *
- * @example
- * { ok: false, reason: 'not-found', message: 'no delivery "d_1" in the log' }
- */
-export type WebhookRedeliverOutcome =
-  | { ok: true; delivery: WebhookDelivery }
-  | { ok: false; reason: 'not-found' | 'in-flight' | 'webhook-gone'; message: string };
-
-/**
- * The operator's handle on a webhook sink, served by the API as `/api/v1/webhooks/*`.
- *
- * @example
- * const sink = plugins.byName('webhooks');
- * if (sink?.kind === 'event-sink' && sink.instance.admin) console.log(sink.instance.admin.targets());
- */
-export interface WebhookAdmin {
-  /** The configured webhooks, without secrets. */
-  targets(): WebhookTarget[];
-  /** Sends (or with `dry_run` only builds) one sample delivery; never retried, never logged as a delivery. */
-  test(input: WebhookTestRequest): Promise<WebhookTestOutcome>;
-  /** Reads the delivery log, newest first. */
-  deliveries(query: WebhookDeliveryQuery): WebhookDeliveryPage;
-  /** Queues a logged delivery again (same id, same bytes, a fresh retry budget) and sends it now. */
-  redeliver(id: string): Promise<WebhookRedeliverOutcome>;
 }

@@ -6,6 +6,7 @@ import { assertRecord } from './check-record.js';
 import { registerContract, type CommonContractOptions, type ContractCheck, type ContractService, type ServiceAndConfig } from './contract-check.js';
 import { lifecycleChecks } from './lifecycle-checks.js';
 import { withInstance, type Harness } from './plugin-harness.js';
+import { webhookAdminChecks } from './webhook-admin-checks.js';
 
 /**
  * The service behind an event sink during a check. With `deliveries()`, the kit can tell whether an event sent
@@ -46,7 +47,8 @@ export function sampleEvent(type: EventType, overrides: Partial<DomainEvent> = {
 
 /**
  * The behaviour every event sink must have, as checks: it takes a valid event of every type, and an event seen
- * again (same id, as after a restart) is not sent twice.
+ * again (same id, as after a restart) is not sent twice. A sink that offers the webhook-admin capability is
+ * checked on it too (see webhookAdminChecks).
  *
  * @example
  * for (const check of eventSinkContractChecks(plugin, { config: {} })) await check.run();
@@ -82,6 +84,7 @@ export function eventSinkContractChecks<S extends TSchema, V extends EventSinkSe
         assert.equal(sent, 1, `the event reached the service ${sent} time(s); deliver() must be idempotent on event.id`);
       }),
   });
+  checks.push(...webhookAdminChecks(plugin, options));
   return checks;
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readPluginEntries } from '../../helpers/read-stored.js';
-import { systemClock, type Clock, type EventSink, type Static, type WebhookAdmin } from '@crateflow/sdk';
+import { systemClock, type Clock, type EventSink, type Static, type WebhookAdmin, type WebhookDeliveryPage, type WebhookDeliveryQuery, type WebhookTarget } from '@crateflow/sdk';
 import webhooksPlugin from '@crateflow/sink-webhooks';
 import { createLogger } from '../../../core/logging/create-logger.js';
 import { createPluginContext } from '../../../core/plugins/plugin-context-factory.js';
@@ -11,9 +11,15 @@ import { formatSchemaErrors } from '../../../core/schema/format-schema-errors.js
 import { Database } from '../../../core/storage/database.js';
 import { newId } from '../../../core/ids/new-id.js';
 
+/** The built-in sink's webhook-admin capability, whose reads answer synchronously (checked, not assumed). */
+export interface SyncWebhookAdmin extends WebhookAdmin {
+  targets(): WebhookTarget[];
+  deliveries(query: WebhookDeliveryQuery): WebhookDeliveryPage;
+}
+
 export interface StartedSink {
   sink: EventSink;
-  admin: WebhookAdmin;
+  admin: SyncWebhookAdmin;
   dataDir: string;
   /** The plugin's storage file, parsed (what a restart would read). */
   readStoredEntries(): Promise<Record<string, unknown>>;
@@ -56,8 +62,14 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
     ...(options.refuseTargetAddress ? { refuseTargetAddress: options.refuseTargetAddress } : {}),
   });
   const sink = await webhooksPlugin.create(context);
-  const admin = sink.admin;
-  if (!admin) throw new Error('the webhooks plugin offers no admin interface');
+  const offered = sink.webhookAdmin;
+  if (!offered) throw new Error('the webhooks plugin offers no webhook-admin capability');
+  const admin: SyncWebhookAdmin = {
+    test: (input) => offered.test(input),
+    redeliver: (id) => offered.redeliver(id),
+    targets: () => answeredAtOnce(offered.targets(), 'targets()'),
+    deliveries: (query) => answeredAtOnce(offered.deliveries(query), 'deliveries()'),
+  };
   await sink.start?.();
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -78,4 +90,10 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
       if (ownDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The capability may answer with a promise; the built-in sink reads from memory and never does. */
+function answeredAtOnce<T>(answer: T | Promise<T>, what: string): T {
+  if (answer instanceof Promise) throw new Error(`the webhooks plugin answered ${what} with a promise; these tests read it synchronously`);
+  return answer;
 }

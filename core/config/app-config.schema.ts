@@ -115,7 +115,7 @@ const LibraryBlock = Type.Object(
 
 const PluginEntry = Type.Object(
   {
-    use: Type.String({ minLength: 1, description: 'npm package name or path of the plugin' }),
+    use: Type.String({ minLength: 1, description: "the plugin: a package name (installed next to config.yaml or next to Crateflow), or a path to its package folder or .js file, relative to config.yaml" }),
     config: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: "the plugin's config block" }),
   },
   { additionalProperties: false },

@@ -5,6 +5,7 @@ import { checkManifest } from './check-manifest.js';
 import { guardPluginCall } from './guard-plugin-call.js';
 import { loadPluginModule } from './load-plugin.js';
 import { createPluginContext, type PluginContextDeps } from './plugin-context-factory.js';
+import { PluginNotFoundError } from './plugin-not-found-error.js';
 import type { PluginMount } from './plugin-mounts.js';
 
 /** The last thing known about a plugin's health, for `GET /api/v1/plugins` and `/health`. */
@@ -120,7 +121,9 @@ export async function checkPlugins(
     try {
       exported = await loadPluginModule(mount.use, baseDir);
     } catch (err: unknown) {
-      problems.push({ path: where, message: `cannot load plugin "${mount.use}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
+      // A `use` that leads nowhere says what was tried; a module that was found but failed to load says why.
+      const message = err instanceof PluginNotFoundError ? err.message : `cannot load plugin "${mount.use}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+      problems.push({ path: where, message });
       continue;
     }
     const { definition, problems: manifestProblems } = checkManifest(exported, mount.use);

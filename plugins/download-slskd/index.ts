@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type PluginHealth } from '@crateflow/sdk';
+import { definePlugin, PLUGIN_API_VERSION, isRetryLaterError, type PluginHealth } from '@crateflow/sdk';
 import { durationMs } from './duration-ms.js';
 import { SlskdApi } from './slskd-api.js';
 import { SlskdConfig } from './slskd-config.schema.js';
@@ -38,7 +38,7 @@ export default definePlugin({
           // Startup goes on either way: downloads stay queued, every poll records the reason in the download's
           // error and the job log, and they continue once slskd answers (or the key is fixed and Crateflow restarted).
           const message = err instanceof Error ? err.message : String(err);
-          if (err instanceof RetryLaterError) log.warn({ url: base, err: message }, 'slskd is not reachable yet; downloads wait until it is');
+          if (isRetryLaterError(err)) log.warn({ url: base, err: message }, 'slskd is not reachable yet; downloads wait until it is');
           else log.error({ url: base, err: message }, 'slskd refused the connection check; downloads will fail until the configuration is fixed');
         }
       },

@@ -1,4 +1,4 @@
-import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
+import { CredentialsError, isHttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { arrayField, booleanField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 import { toSearchResponse, toTransfer, type SlskdSearchResponse, type SlskdTransfer } from './slskd-records.js';
 
@@ -109,7 +109,7 @@ export class SlskdApi {
     try {
       res = await this.send('GET', `searches/${encodeURIComponent(id)}/responses`, undefined, { maxResponseBytes, timeoutMs: RESPONSES_TIMEOUT_MS });
     } catch (err: unknown) {
-      if (err instanceof HttpRequestError && err.reason === 'response-too-large') return { ok: false, tooLargeBytes: maxResponseBytes };
+      if (isHttpRequestError(err) && err.reason === 'response-too-large') return { ok: false, tooLargeBytes: maxResponseBytes };
       throw err;
     }
     if (res.status === 404) return { ok: true, responses: [] };
@@ -196,7 +196,7 @@ export class SlskdApi {
       });
     } catch (err: unknown) {
       // A body over the cap is an answer (too big), not an unreachable slskd: the caller decides what it means.
-      if (err instanceof HttpRequestError && err.reason !== 'aborted' && err.reason !== 'response-too-large') {
+      if (isHttpRequestError(err) && err.reason !== 'aborted' && err.reason !== 'response-too-large') {
         throw new RetryLaterError(`slskd at ${this.base} is unreachable: ${err.message}`, { cause: err, retryAfterMs: 10_000 });
       }
       throw err;

@@ -1,4 +1,4 @@
-import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
+import { definePlugin, PLUGIN_API_VERSION, isRetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
 import { JellyfinApi } from './jellyfin-api.js';
 import { JellyfinConfig } from './jellyfin-config.schema.js';
 import { arrayField, isRecord, numberField, stringField } from '@crateflow/sdk';
@@ -21,7 +21,7 @@ export default definePlugin({
           log.info({ url: api.base, server: stringField(info, 'ServerName'), version: stringField(info, 'Version') }, 'connected to Jellyfin');
         } catch (err: unknown) {
           // A wrong key or URL stops startup with the reason; a Jellyfin that is down is retried at the next sync.
-          if (!(err instanceof RetryLaterError)) throw err;
+          if (!isRetryLaterError(err)) throw err;
           log.warn({ url: api.base, err: err.message }, 'Jellyfin is not reachable yet; the library syncs once it is');
         }
       },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
+import { CredentialsError, isHttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { isRecord, type JsonRecord } from '@crateflow/sdk';
 
 export interface JellyfinApiOptions {
@@ -67,7 +67,7 @@ export class JellyfinApi {
         signal,
       });
     } catch (err: unknown) {
-      if (err instanceof HttpRequestError && err.reason !== 'aborted') {
+      if (isHttpRequestError(err) && err.reason !== 'aborted') {
         throw new RetryLaterError(`Jellyfin at ${this.base} is unreachable: ${err.message}`, { cause: err, retryAfterMs: 30_000 });
       }
       throw err;

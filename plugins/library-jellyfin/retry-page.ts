@@ -1,4 +1,4 @@
-import { RetryLaterError, type Clock } from '@crateflow/sdk';
+import { isRetryLaterError, type Clock, type RetryLaterError } from '@crateflow/sdk';
 
 export interface RetryPageOptions {
   /** Tries in all, the first included. */
@@ -22,7 +22,7 @@ export async function retryPage<T>(read: () => Promise<T>, options: RetryPageOpt
     try {
       return await read();
     } catch (err: unknown) {
-      if (!(err instanceof RetryLaterError) || attempt >= options.attempts || options.signal.aborted) throw err;
+      if (!isRetryLaterError(err) || attempt >= options.attempts || options.signal.aborted) throw err;
       const delayMs = options.firstDelayMs * 2 ** (attempt - 1);
       options.onRetry(err, attempt, delayMs);
       await wait(options.clock, delayMs, options.signal);

@@ -1,4 +1,4 @@
-import { definePlugin, PLUGIN_API_VERSION, RetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
+import { definePlugin, PLUGIN_API_VERSION, isRetryLaterError, type LibraryAlbum, type PluginHealth } from '@crateflow/sdk';
 import { arrayField, booleanField, isRecord, stringField } from '@crateflow/sdk';
 import { SubsonicApi } from './subsonic-api.js';
 import { SubsonicConfig } from './subsonic-config.schema.js';
@@ -28,7 +28,7 @@ export default definePlugin({
           if (pong['openSubsonic'] !== true) log.info('the server does not speak OpenSubsonic: albums are matched by artist and name only (no MusicBrainz ids)');
         } catch (err: unknown) {
           // Wrong credentials or a wrong URL stop startup with the reason; a server that is down is retried at the next sync.
-          if (!(err instanceof RetryLaterError)) throw err;
+          if (!isRetryLaterError(err)) throw err;
           log.warn({ url: api.base, err: err.message }, 'the Subsonic server is not reachable yet; the library syncs once it is');
         }
       },

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { CredentialsError, HttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
+import { CredentialsError, isHttpRequestError, RetryLaterError, type HttpClient, type HttpResponse } from '@crateflow/sdk';
 import { isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
 
 /** The protocol version Crateflow speaks (Navidrome implements 1.16.1; token auth needs ≥ 1.13.0). */
@@ -52,7 +52,7 @@ export class SubsonicApi {
     try {
       res = await this.http.request({ url, headers: { accept: 'application/json' }, timeoutMs: this.options.timeoutMs, maxResponseBytes: 64 * 1024 * 1024, signal });
     } catch (err: unknown) {
-      if (err instanceof HttpRequestError && err.reason !== 'aborted') {
+      if (isHttpRequestError(err) && err.reason !== 'aborted') {
         throw new RetryLaterError(`Subsonic server at ${this.base} is unreachable: ${err.message}`, { cause: err, retryAfterMs: 30_000 });
       }
       throw err;

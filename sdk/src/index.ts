@@ -1,4 +1,9 @@
 // The public surface of @crateflow/sdk. Every export here is a promise we keep within a major version.
+// The types below mention Node's (`Buffer` in HttpResponse, `AbortSignal`), so the emitted index.d.ts keeps this
+// directive (since TypeScript 5.5, declaration output keeps only directives marked preserve="true"): a plugin
+// project then gets Node's types for the sdk's declarations even when its own tsconfig lists no `types`.
+// @types/node is an (optional) peer dependency for the same reason.
+/// <reference types="node" preserve="true" />
 export { PLUGIN_API_VERSION } from './api-version.js';
 export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
 export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem } from './define-plugin.js';
@@ -10,7 +15,7 @@ export { systemClock } from './clock.js';
 export type { Clock } from './clock.js';
 export { createHttpClient } from './http-client.js';
 export type { HttpClient, HttpClientOptions, HttpRequest, HttpResponse } from './http-client.js';
-export { RetryLaterError, CredentialsError, NotFoundError, HttpRequestError } from './errors.js';
+export { RetryLaterError, CredentialsError, NotFoundError, HttpRequestError, isRetryLaterError, isCredentialsError, isNotFoundError, isHttpRequestError } from './errors.js';
 export { DomainEvent, EventType, EVENT_TYPES, ItemType, WantedItem, DownloadState, DownloadUpdate, LibraryAlbum, Role } from './records.js';
 export type { AuthProvider, AuthRequest, Identity } from './kinds/auth.js';
 export type { DownloadClient } from './kinds/download-client.js';

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { TSchema } from 'typebox';
 import type { PluginDefinition } from '../define-plugin.js';
+import { isCredentialsError, isNotFoundError } from '../errors.js';
 import type { DownloadClient } from '../kinds/download-client.js';
 import { DownloadUpdate, WantedItem } from '../records.js';
 import { assertRecord } from './check-record.js';
 import { registerContract, type CommonContractOptions, type ContractCheck, type ContractService, type ServiceAndConfig } from './contract-check.js';
 import { lifecycleChecks } from './lifecycle-checks.js';
 import { withInstance, type Harness } from './plugin-harness.js';
-import { isSdkError } from './is-sdk-error.js';
 
 /**
  * The service behind a download client during a check, with the hooks the kit needs from it.
@@ -88,7 +88,7 @@ export function downloadClientContractChecks<S extends TSchema, V extends Downlo
           // different completion, nor a step back. Forgetting the ref (NotFoundError) is fine too.
           for (let i = 0; i < 2; i++) {
             const again = await poll(h, ref).catch((err: unknown) => {
-              if (isSdkError(err, 'not-found')) return undefined;
+              if (isNotFoundError(err)) return undefined;
               throw err;
             });
             if (again === undefined) continue;
@@ -114,7 +114,7 @@ export function downloadClientContractChecks<S extends TSchema, V extends Downlo
           );
           assert.ok(failure !== undefined, 'request() and status() both succeeded although the service answered 401');
           assert.ok(
-            isSdkError(failure, 'bad-credentials'),
+            isCredentialsError(failure),
             `a 401 must surface as CredentialsError from @crateflow/sdk; got ${failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure)}`,
           );
         }),

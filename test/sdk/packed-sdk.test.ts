@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,11 @@ describe('@crateflow/sdk as a published package', { timeout: 240_000 }, () => {
   it('runs the example’s own tests, the sdk contract kit included, against the installed package', async () => {
     // Without NODE_TEST_CONTEXT, which this runner sets: the nested run must report like a top-level one.
     const { NODE_TEST_CONTEXT: _ours, ...env } = process.env;
-    const { stdout } = await run(process.execPath, ['--test', 'dist/test/'], { cwd: project, env });
+    // Files, not the folder: since Node 21 `--test` takes files and globs, and a folder fails as one test file.
+    // TAP named: newer Node (24 here) reports with `spec` by default even when the output is not a terminal.
+    const files = (await readdir(join(project, 'dist', 'test'))).filter((name) => name.endsWith('.test.js')).map((name) => join('dist', 'test', name));
+    assert.ok(files.length > 0, 'the example built its tests');
+    const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap', ...files], { cwd: project, env });
     assert.match(stdout, /sink-ntfy \(event-sink contract\)/);
     assert.match(stdout, /# fail 0/);
   });

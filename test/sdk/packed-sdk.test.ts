@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -98,7 +98,11 @@ describe('@crateflow/sdk as a published package', { timeout: 420_000 }, () => {
     it('passes its own tests, the sdk contract kit included, against the installed package', async () => {
       // Without NODE_TEST_CONTEXT, which this runner sets: the nested run must report like a top-level one.
       const { NODE_TEST_CONTEXT: _ours, ...env } = process.env;
-      const { stdout } = await run(process.execPath, ['--test', 'dist/test/'], { cwd: project, env });
+      // Files, not the folder: since Node 21 `--test` takes files and globs, and a folder fails as one test file.
+      // TAP named: newer Node (24 here) reports with `spec` by default even when the output is not a terminal.
+      const files = (await readdir(join(project, 'dist', 'test'))).filter((name) => name.endsWith('.test.js')).map((name) => join('dist', 'test', name));
+      assert.ok(files.length > 0, 'the example built its tests');
+      const { stdout } = await run(process.execPath, ['--test', '--test-reporter=tap', ...files], { cwd: project, env });
       assert.match(stdout, /sink-ntfy \(event-sink contract\)/);
       assert.match(stdout, /# fail 0/);
     });

@@ -7,6 +7,7 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
   if (header === undefined) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  // An HTTP date names its day and zone; without letters, Date.parse would read "-5" as the year -5.
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -52,7 +52,10 @@ export class MusicBrainzRequester {
     const running = this.inFlight.get(key);
     if (running) return running;
     const fetching = this.fetch(url).then(async (stored) => {
-      await this.options.cache.set(key, stored, stored.found ? MusicBrainzCacheTtls[kind] : MusicBrainzCacheTtls.notFound);
+      await this.options.cache.set(key, stored, stored.found ? MusicBrainzCacheTtls[kind] : MusicBrainzCacheTtls.notFound).catch((err: unknown) => {
+        // Safe to continue: the answer is in hand; a full or read-only disk only costs a request next time.
+        this.options.log.warn({ err, key }, 'could not store a MusicBrainz answer in the cache');
+      });
       return stored;
     }).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);

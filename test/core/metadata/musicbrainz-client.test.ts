@@ -188,6 +188,16 @@ describe('MusicBrainzClient', () => {
     assert.deepEqual((await readdir(dir)).length, 1, 'the stray temporary file is gone');
   });
 
+  it('still answers when the cache cannot be written', async (t) => {
+    const { fake, run, dataDir, open } = await setUp(t);
+    const client = await open();
+    const dir = join(dataDir, 'cache', 'musicbrainz');
+    await rm(dir, { recursive: true });
+    await writeFile(dir, 'a file where the cache directory was');
+    const group = fake.catalogue.releaseGroups[0];
+    assert.equal((await run(client.releaseGroup(group?.id ?? '')))?.title, group?.title);
+  });
+
   it('keeps the cache under its size bound by deleting the oldest entries', async (t) => {
     const { fake, clock, run, dataDir, open } = await setUp(t);
     const client = await open({ cacheMaxBytes: 4000 });

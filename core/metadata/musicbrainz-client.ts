@@ -1,0 +1,136 @@
+import { arrayField, createHttpClient, isRecord, numberField, type Clock, type HttpClient, type Logger } from '@crateflow/sdk';
+import { join } from 'node:path';
+import { DiskCache } from './disk-cache.js';
+import { lucenePhrase } from './lucene-phrase.js';
+import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery } from './musicbrainz.js';
+import { MusicBrainzRequester } from './musicbrainz-requester.js';
+import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup, readReleaseGroupHit } from './read-musicbrainz-json.js';
+import { RequestPacer } from './request-pacer.js';
+
+export interface MusicBrainzClientOptions {
+  /** Crateflow's version (core/version.ts). */
+  readonly version: string;
+  /** How MusicBrainz can reach the operator: a URL or an e-mail address (config key `metadata.contact`). */
+  readonly contact: string;
+  /** The data dir; the cache lives in `<dataDir>/cache/musicbrainz`. */
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Default `https://musicbrainz.org`. */
+  readonly baseUrl?: string;
+  /** Default 1000: MusicBrainz allows 1 request/s on average per source address. */
+  readonly minIntervalMs?: number;
+  readonly maxAttempts?: number;
+  readonly timeoutMs?: number;
+  /** Default 64 MiB. */
+  readonly cacheMaxBytes?: number;
+  /** Default: a client of its own. */
+  readonly http?: HttpClient;
+}
+
+const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const PAGE = 100;
+
+/**
+ * The one MusicBrainz client of a Crateflow instance. Every caller shares its pacing queue, User-Agent and disk
+ * cache, which is what MusicBrainz's etiquette asks of an application (shared/reference/musicbrainz-api.md §1, §2).
+ * An id that is not a lower-case MBID (case is folded) answers `undefined` without a request.
+ */
+export class MusicBrainzClient implements MusicBrainz {
+  private constructor(
+    private readonly requester: MusicBrainzRequester,
+    private readonly closeHttp: () => Promise<void>,
+  ) {}
+
+  static async open(options: MusicBrainzClientOptions): Promise<MusicBrainzClient> {
+    const contact = options.contact.trim();
+    // §1: the User-Agent must let MusicBrainz contact the maintainer; without it requests are throttled or dropped.
+    if (!contact) throw new Error('MusicBrainz needs a contact (metadata.contact): a URL or an e-mail address');
+    const userAgent = `Crateflow/${options.version} ( ${contact} )`;
+    // One connection: requests are a second apart anyway, and keep-alive saves a TLS handshake per request.
+    let http = options.http;
+    let closeHttp = async (): Promise<void> => {};
+    if (!http) {
+      const own = createHttpClient({ userAgent, defaultTimeoutMs: options.timeoutMs ?? 20_000, connectionsPerOrigin: 1 });
+      http = own;
+      closeHttp = () => own.close();
+    }
+    const cache = await DiskCache.open({ dir: join(options.dataDir, 'cache', 'musicbrainz'), clock: options.clock, log: options.log, maxBytes: options.cacheMaxBytes ?? 64 * 1024 * 1024 });
+    const requester = new MusicBrainzRequester({
+      http, clock: options.clock, log: options.log, cache,
+      pacer: new RequestPacer(options.clock, options.minIntervalMs ?? 1000), baseUrl: options.baseUrl ?? 'https://musicbrainz.org', userAgent,
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
+    return new MusicBrainzClient(requester, closeHttp);
+  }
+
+  async searchReleaseGroups(query: ReleaseGroupQuery): Promise<ReleaseGroupHit[]> {
+    const terms = [`releasegroup:${lucenePhrase(query.title)}`];
+    if (query.artist !== undefined) terms.push(`artist:${lucenePhrase(query.artist)}`);
+    if (query.primaryType !== undefined) terms.push(`primarytype:${lucenePhrase(query.primaryType.toLowerCase())}`);
+    const limit = Math.min(100, Math.max(1, query.limit ?? 25));
+    const body = await this.requester.get('search', 'release-group', { query: terms.join(' AND '), limit: String(limit) });
+    return arrayField(body ?? {}, 'release-groups').filter(isRecord).flatMap((hit) => readReleaseGroupHit(hit) ?? []);
+  }
+
+  /**
+   * All pages of the browse, ordered by first release date (unknown last), then title: MusicBrainz re-sorts each
+   * page by MBID, so its order means nothing across pages (§4).
+   */
+  async releaseGroupsOfArtist(artistMbid: string, types: readonly string[] = []): Promise<ReleaseGroup[] | undefined> {
+    const artist = mbid(artistMbid);
+    if (!artist) return undefined;
+    const groups: ReleaseGroup[] = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const params: Record<string, string> = { artist, limit: String(PAGE), offset: String(offset) };
+      if (types.length > 0) params['type'] = types.map((type) => type.toLowerCase()).join('|');
+      const body = await this.requester.get('artistReleaseGroups', 'release-group', params);
+      if (!body) return offset === 0 ? undefined : groups;
+      const page = arrayField(body, 'release-groups').filter(isRecord);
+      groups.push(...page.flatMap((item) => readReleaseGroup(item) ?? []));
+      if (page.length === 0 || offset + PAGE >= (numberField(body, 'release-group-count') ?? 0)) break;
+    }
+    return groups.sort((a, b) => byCodeUnits(a.firstReleaseDate ?? '~', b.firstReleaseDate ?? '~') || a.title.localeCompare(b.title));
+  }
+
+  async releaseGroup(releaseGroupMbid: string): Promise<ReleaseGroup | undefined> {
+    const id = mbid(releaseGroupMbid);
+    const body = id ? await this.requester.get('releaseGroup', `release-group/${id}`, { inc: 'artist-credits' }) : undefined;
+    return body && readReleaseGroup(body);
+  }
+
+  async recordingReleaseGroups(recordingMbid: string): Promise<RecordingReleaseGroups | undefined> {
+    const id = mbid(recordingMbid);
+    const body = id ? await this.requester.get('recording', `recording/${id}`, { inc: 'artist-credits+releases+release-groups' }) : undefined;
+    return body && readRecordingReleaseGroups(body);
+  }
+
+  async searchArtists(name: string, limit = 5): Promise<ArtistHit[]> {
+    // The `artist:` field: a bare query also matches aliases and sort names (§6.5).
+    const body = await this.requester.get('search', 'artist', { query: `artist:${lucenePhrase(name)}`, limit: String(Math.min(100, Math.max(1, limit))) });
+    return arrayField(body ?? {}, 'artists').filter(isRecord).flatMap((hit) => readArtistHit(hit) ?? []);
+  }
+
+  async artist(artistMbid: string): Promise<Artist | undefined> {
+    const id = mbid(artistMbid);
+    const body = id ? await this.requester.get('artist', `artist/${id}`, {}) : undefined;
+    return body && readArtist(body);
+  }
+
+  /** Closes the HTTP client the instance made for itself (not one passed in). */
+  close(): Promise<void> {
+    return this.closeHttp();
+  }
+}
+
+/** Plain code-unit order: ISO dates sort correctly, and `~` (unknown) after every digit, whatever the locale. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** MusicBrainz answers 400 for anything but a lower-case UUID in some places; fold case, refuse the rest. */
+function mbid(value: string): string | undefined {
+  const folded = value.trim().toLowerCase();
+  return MBID.test(folded) ? folded : undefined;
+}

@@ -1,0 +1,76 @@
+/**
+ * What Crateflow asks MusicBrainz, as the discovery sources and search will see it through their context. Plain
+ * data only, so the interface can move into the sdk unchanged when the `source` kind arrives.
+ *
+ * Lookups answer `undefined` for an MBID MusicBrainz does not know (404). A merged MBID answers with the entity
+ * that absorbed it, so `mbid` in a result can differ from the one asked for.
+ */
+export interface MusicBrainz {
+  /** Release groups matching a title (and optionally an artist and primary type), best score first. */
+  searchReleaseGroups(query: ReleaseGroupQuery): Promise<ReleaseGroupHit[]>;
+  /** Every release group crediting the artist (all browse pages), optionally only some types (`album`, `ep`, …). */
+  releaseGroupsOfArtist(artistMbid: string, types?: readonly string[]): Promise<ReleaseGroup[] | undefined>;
+  /** One release group with its artist credit, first release date and types. */
+  releaseGroup(mbid: string): Promise<ReleaseGroup | undefined>;
+  /** The release groups a recording appears on, each once. */
+  recordingReleaseGroups(recordingMbid: string): Promise<RecordingReleaseGroups | undefined>;
+  /** Artists whose name matches, best score first (namesakes tie at 100: compare `disambiguation`). */
+  searchArtists(name: string, limit?: number): Promise<ArtistHit[]>;
+  artist(mbid: string): Promise<Artist | undefined>;
+}
+
+export interface ReleaseGroupQuery {
+  readonly title: string;
+  readonly artist?: string;
+  /** Lower-case primary type, e.g. `album`. */
+  readonly primaryType?: string;
+  /** 1–100 (default 25). */
+  readonly limit?: number;
+}
+
+export interface CreditedArtist {
+  readonly mbid: string;
+  readonly name: string;
+}
+
+export interface ReleaseGroup {
+  readonly mbid: string;
+  readonly title: string;
+  /** `Album`, `EP`, `Single`, …; null when MusicBrainz has none. */
+  readonly primaryType: string | null;
+  /** `Compilation`, `Live`, …; empty for a plain album. */
+  readonly secondaryTypes: readonly string[];
+  /** `1997`, `1997-06` or `1997-06-16`; undefined when unknown (MusicBrainz sends `""` or leaves it out). */
+  readonly firstReleaseDate: string | undefined;
+  /** The credit as printed (`A & B`); undefined when the answer carried no credit (browse pages). */
+  readonly artistCredit: string | undefined;
+  readonly artists: readonly CreditedArtist[];
+}
+
+export interface ReleaseGroupHit extends ReleaseGroup {
+  /** 0–100; several hits can share 100. */
+  readonly score: number;
+  /** How many releases the group has. */
+  readonly releaseCount: number;
+}
+
+export interface RecordingReleaseGroups {
+  readonly mbid: string;
+  readonly title: string;
+  readonly artistCredit: string;
+  readonly releaseGroups: readonly ReleaseGroup[];
+}
+
+export interface Artist {
+  readonly mbid: string;
+  readonly name: string;
+  readonly sortName: string;
+  /** Tells namesakes apart; undefined when none. */
+  readonly disambiguation: string | undefined;
+  readonly type: string | undefined;
+  readonly country: string | undefined;
+}
+
+export interface ArtistHit extends Artist {
+  readonly score: number;
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback, type LoopbackServer } from './listen-on-loopback.js';
+import { fakeMbid, type MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
+import { recordRequest, type RecordedRequest } from './recorded-request.js';
+import { replyJson, replyText } from './reply.js';
+
+/** §4: the algorithms the server code uses; anything else fails the enum check. */
+export const SIMILAR_ARTIST_ALGORITHMS = [
+  'session_based_days_7500_session_300_contribution_3_threshold_10_limit_100_filter_True_skip_30',
+  'session_based_days_7500_session_300_contribution_5_threshold_10_limit_100_filter_True_skip_30',
+];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The Labs similar-artists endpoint (shared/reference/listenbrainz-api.md §4): a flat array, integer scores,
+ * no order, `null` names for artists missing from the MusicBrainz mirror, and Werkzeug HTML for bad input.
+ */
+export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, received: RecordedRequest[]): Promise<LoopbackServer> {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const request = await recordRequest(req);
+    received.push(request);
+    const bad = (text: string) => replyText(res, 400, `<!doctype html>\n<html lang=en>\n<title>400 Bad Request</title>\n<h1>Bad Request</h1>\n<p>${text}</p>\n`, 'text/html; charset=utf-8');
+    if (request.path !== '/similar-artists/json') return replyText(res, 404, 'Not Found');
+    let inputs: string[];
+    let algorithm: string | null;
+    let count = 100;
+    if (request.method === 'POST') {
+      let body: unknown;
+      try {
+        body = JSON.parse(request.text);
+      } catch (err: unknown) {
+        // A body that is not JSON is the client's mistake; Werkzeug answers its HTML 400.
+        return bad(`the body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      // Only the first element of the array is used.
+      const first: unknown = Array.isArray(body) ? body[0] : undefined;
+      if (typeof first !== 'object' || first === null || !('artist_mbids' in first) || !Array.isArray(first.artist_mbids)) return bad('artist_mbids is required');
+      inputs = first.artist_mbids.filter((id): id is string => typeof id === 'string');
+      algorithm = 'algorithm' in first && typeof first.algorithm === 'string' ? first.algorithm : null;
+      count = Number(request.query.get('count') ?? 100);
+    } else {
+      if (request.query.has('count') || request.query.has('offset')) return bad('count and offset are not accepted on GET');
+      inputs = request.query.getAll('artist_mbids');
+      algorithm = request.query.get('algorithm');
+    }
+    if (inputs.length === 0 || !inputs.every((id) => UUID.test(id))) return bad('artist_mbids must be a list of MBIDs');
+    if (!algorithm || !SIMILAR_ARTIST_ALGORITHMS.includes(algorithm)) return bad(`algorithm must be one of ${SIMILAR_ARTIST_ALGORITHMS.join(', ')}`);
+    const rows = inputs.flatMap((input) => {
+      const seed = catalogue.artist(input.toLowerCase());
+      if (!seed) return [];
+      const others = catalogue.artists.filter((artist) => artist.id !== seed.id && artist.disambiguation === '');
+      const known = others.map((artist, index) => ({ artist_mbid: artist.id, name: artist.name, comment: artist.disambiguation, type: artist.type,
+        gender: null, score: 9000 - index * 1337, reference_mbid: seed.id }));
+      const unknown = { artist_mbid: fakeMbid(0, `unmirrored ${seed.id}`), name: null, comment: null, type: null, gender: null, score: 2500, reference_mbid: seed.id };
+      return [...known, unknown].slice(0, count);
+    });
+    // No ORDER BY in the final SQL: the rows come back in no particular order; this fake puts the weakest first.
+    replyJson(res, 200, rows.reverse());
+  };
+  return listenOnLoopback(handle);
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import { ManualClock } from '../helpers/manual-clock.js';
+import { rawRequest } from '../helpers/raw-request.js';
+import { startFakeListenBrainz, type FakeListenBrainz, type FakeListenBrainzOptions } from './fake-listenbrainz.js';
+import { SIMILAR_ARTIST_ALGORITHMS } from './fake-listenbrainz-labs.js';
+import { isJsonObject } from './is-json-object.js';
+
+async function start(t: TestContext, options: FakeListenBrainzOptions = {}): Promise<FakeListenBrainz> {
+  const fake = await startFakeListenBrainz(options);
+  t.after(() => fake.close());
+  return fake;
+}
+
+async function payload(res: Response): Promise<Record<string, unknown>> {
+  const body: unknown = await res.json();
+  assert.ok(isJsonObject(body) && isJsonObject(body['payload']), 'a payload object');
+  return body['payload'];
+}
+
+describe('fake ListenBrainz', () => {
+  it('pages CF recommendations with count 25 by default, capped at 1000, raw scores and latest_listened_at', async (t) => {
+    const fake = await start(t);
+    const first = await payload(await fetch(`${fake.url}/1/cf/recommendation/user/ROB/recording`));
+    assert.deepEqual([first['count'], first['total_mbid_count'], first['offset'], first['user_name'], first['model_id']], [25, 60, 0, 'ROB', null]);
+    const mbids = first['mbids'];
+    assert.ok(Array.isArray(mbids) && isJsonObject(mbids[0]));
+    assert.ok(Number(mbids[0]['score']) > 1, 'ALS scores are not 0–1');
+    assert.ok(mbids.some((item) => isJsonObject(item) && typeof item['latest_listened_at'] === 'string'));
+    const rest = await payload(await fetch(`${fake.url}/1/cf/recommendation/user/rob/recording?count=5000&offset=50`));
+    assert.equal(rest['count'], 10);
+  });
+
+  it('answers 204 with an empty body when nothing is computed, 404 for an unknown user, 400 for a bad count', async (t) => {
+    const fake = await start(t);
+    const none = await fetch(`${fake.url}/1/cf/recommendation/user/newbie/recording`);
+    assert.deepEqual([none.status, await none.text()], [204, '']);
+    const stats = await fetch(`${fake.url}/1/stats/user/newbie/artists`);
+    assert.equal(stats.status, 204);
+    const unknown = await fetch(`${fake.url}/1/cf/recommendation/user/someone/recording`);
+    assert.deepEqual([unknown.status, await unknown.json()], [404, { code: 404, error: 'Cannot find user: someone' }]);
+    const bad = await fetch(`${fake.url}/1/stats/user/rob/artists?count=-1`);
+    assert.deepEqual(await bad.json(), { code: 400, error: "'count' should be a non-negative integer" });
+    assert.equal((await fetch(`${fake.url}/1/stats/user/rob/artists?range=forever`)).status, 400);
+  });
+
+  it('lists top artists with null for an artist without an MBID', async (t) => {
+    const fake = await start(t);
+    const top = await payload(await fetch(`${fake.url}/1/stats/user/rob/artists?count=100`));
+    const artists = top['artists'];
+    assert.ok(Array.isArray(artists));
+    assert.ok(artists.some((artist) => isJsonObject(artist) && artist['artist_mbid'] === null));
+    assert.equal(top['total_artist_count'], artists.length);
+  });
+
+  it('validates a token from the Token header, or from ?token= when the scheme is another', async (t) => {
+    const fake = await start(t);
+    const rob = fake.users[0];
+    const valid = await (await fetch(`${fake.url}/1/validate-token`, { headers: { authorization: `token ${rob?.token ?? ''}` } })).json();
+    assert.deepEqual(valid, { code: 200, message: 'Token valid.', valid: true, user_name: 'rob' });
+    const bearer = await (await fetch(`${fake.url}/1/validate-token?token=nope`, { headers: { authorization: `Bearer ${rob?.token ?? ''}` } })).json();
+    assert.deepEqual(bearer, { code: 200, message: 'Token invalid.', valid: false });
+    assert.equal((await fetch(`${fake.url}/1/validate-token`)).status, 400);
+  });
+
+  it('limits 30 requests per aligned 10 s window with X-RateLimit headers on every answer, the 429 included', async (t) => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 0, 0, 0));
+    const fake = await start(t, { clock });
+    const url = `${fake.url}/1/stats/user/rob/artists?count=1`;
+    for (let i = 0; i < 30; i++) assert.equal((await fetch(url)).status, 200);
+    const over = await fetch(url);
+    assert.equal(over.status, 429);
+    assert.deepEqual([over.headers.get('x-ratelimit-remaining'), over.headers.get('x-ratelimit-reset-in'), over.headers.get('retry-after')], ['0', '10', null]);
+    await clock.advance(10_000);
+    assert.equal((await fetch(url)).headers.get('x-ratelimit-remaining'), '29');
+  });
+
+  it('drops the connection of a request without a User-Agent', async (t) => {
+    const fake = await start(t);
+    await assert.rejects(rawRequest(`${fake.url}/1/stats/user/rob/artists`));
+  });
+
+  it('answers Labs similar artists as a flat unsorted array with integer scores and null names, HTML 400 for bad input', async (t) => {
+    const fake = await start(t);
+    const seed = (fake.users[0]?.topArtists?.[0]?.artist_mbid ?? '');
+    const url = `${fake.labsUrl}/similar-artists/json?artist_mbids=${seed}&algorithm=${SIMILAR_ARTIST_ALGORITHMS[0] ?? ''}`;
+    const rows: unknown = await (await fetch(url)).json();
+    assert.ok(Array.isArray(rows) && rows.length > 1);
+    const scores = rows.map((row) => (isJsonObject(row) ? Number(row['score']) : NaN));
+    assert.ok(scores.every(Number.isInteger));
+    assert.notDeepEqual(scores, [...scores].sort((a, b) => b - a), 'not sorted by score');
+    assert.ok(rows.some((row) => isJsonObject(row) && row['name'] === null && row['reference_mbid'] === seed));
+    const wrong = await fetch(url.replace(/algorithm=.*/, 'algorithm=days_9000'));
+    assert.deepEqual([wrong.status, wrong.headers.get('content-type')], [400, 'text/html; charset=utf-8']);
+    assert.equal((await fetch(`${url}&count=5`)).status, 400, 'count is refused on GET');
+    const posted: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=2`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();
+    assert.ok(Array.isArray(posted) && posted.length === 2);
+  });
+});

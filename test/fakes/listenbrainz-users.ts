@@ -1,0 +1,34 @@
+import type { MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
+
+/** One ListenBrainz account in the fake, with what the server has computed for it. */
+export interface FakeListenBrainzUser {
+  readonly name: string;
+  readonly token: string;
+  /** Collaborative-filtering recordings, best first; undefined when none were computed (the API answers 204). */
+  readonly recommendations?: readonly { recording_mbid: string; score: number; latest_listened_at: string | null }[];
+  /** All-time top artists; undefined when stats are not computed (204). */
+  readonly topArtists?: readonly { artist_mbid: string | null; artist_name: string; listen_count: number }[];
+  /** Epoch seconds. */
+  readonly lastUpdated: number;
+}
+
+/**
+ * Default accounts over a generated catalogue: `rob` has everything, with the shapes of
+ * shared/reference/listenbrainz-api.md §3.1–3.2 (raw ALS scores above 1 and below 0, some recordings already
+ * listened to, a top artist without an MBID); `newbie` has an account and nothing computed yet.
+ */
+export function listenBrainzUsers(catalogue: MusicBrainzCatalogue): FakeListenBrainzUser[] {
+  const recommendations = catalogue.recordings.slice(0, 60).map((recording, index) => ({
+    recording_mbid: recording.id,
+    score: Math.round((9.5 - index * 0.17) * 1000) / 1000,
+    latest_listened_at: index % 4 === 1 ? new Date(Date.UTC(2026, 0, 1 + index, 5, 32, 11)).toISOString() : null,
+  }));
+  const topArtists = [
+    ...catalogue.artists.slice(0, -1).map((artist, index) => ({ artist_mbid: artist.id, artist_name: artist.name, listen_count: 400 - index * 37 })),
+    { artist_mbid: null, artist_name: 'Some Unmatched Band', listen_count: 12 },
+  ];
+  return [
+    { name: 'rob', token: 'rob-token-0000', recommendations, topArtists, lastUpdated: 1_788_494_361 },
+    { name: 'newbie', token: 'newbie-token-0000', lastUpdated: 1_788_494_361 },
+  ];
+}

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { inject, injectable } from 'tsyringe';
-import { DownloadUpdate, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
+import { DownloadUpdate, isCredentialsError, type Clock, type Logger, type WantedItem } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
 import { eventDataOf } from '../events/event-data-of.js';
@@ -280,9 +280,8 @@ export class DownloadService {
   private async noteError(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, err: unknown): Promise<string> {
     this.plugins.noteFailure(client, err, new Date(this.clock.now()));
     const message = err instanceof Error ? err.message : String(err);
-    // Match on the stable code, not the class: a third-party plugin may bring its own copy of the sdk.
-    const cause = err instanceof Error ? err.cause : undefined;
-    const credentials = typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === 'bad-credentials';
+    // By the stable code (the sdk's guard), not the class: a third-party plugin may bring its own copy of the sdk.
+    const credentials = isCredentialsError(err instanceof Error ? err.cause : undefined);
     this.log[credentials ? 'error' : 'warn']({ err, download: download.id }, 'download client call failed; the download is kept and retried at the next poll');
     if (download.error !== message) {
       await this.store.mutate((data) => {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { HttpRequestError, type HttpClient } from '@crateflow/sdk';
+import { isHttpRequestError, type HttpClient } from '@crateflow/sdk';
 import { redactUrl, scrubTargetUrl } from './redact-url.js';
 import { parseRetryAfter, RETRY_AFTER_STATUSES } from './retry-after.js';
 import { deliveryHeaders } from './sign-delivery.js';
@@ -78,7 +78,7 @@ export async function sendAttempt(http: HttpClient, input: AttemptInput): Promis
     return { ...failed, error: `answered ${res.status}${excerpt(res.text())}`, ...(retryAfter === undefined ? {} : { retry_after_ms: retryAfter }) };
   } catch (err: unknown) {
     const duration_ms = elapsed();
-    if (err instanceof HttpRequestError) {
+    if (isHttpRequestError(err)) {
       return { ok: false, status_code: null, error: scrubTargetUrl(err.message, input.target.url), duration_ms, aborted: err.reason === 'aborted' };
     }
     // Anything else is a failure of this attempt (an invalid URL, a TLS problem surfaced oddly): record it and

@@ -32,10 +32,17 @@ describe('@crateflow/sdk as a published package', { timeout: 420_000 }, () => {
   /** The sdk README's plugin project, which also holds the current TypeScript both projects are checked with. */
   let readmeProject: string;
   let currentTsc: string;
+  /** The copy of sdk/ the tarball is packed from. */
+  let packedFrom: string;
 
   before(async () => {
     temp = await mkdtemp(join(tmpdir(), 'crateflow-packed-sdk-'));
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', temp], { cwd: join(root, 'sdk') });
+    // Packed from a copy of sdk/: prepack rewrites package.json for a moment, and other test files starting
+    // servers at the same time must never read the workspace's sdk without its crateflow-source condition.
+    packedFrom = join(temp, 'sdk-source');
+    await cp(join(root, 'sdk'), packedFrom, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
+    await symlink(join(root, 'node_modules'), join(packedFrom, 'node_modules'), 'dir');
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', temp], { cwd: packedFrom });
     const parsed: unknown = JSON.parse(stdout);
     assertRecord(PackResult, parsed, 'npm pack --json');
     const [only] = parsed;
@@ -76,8 +83,8 @@ describe('@crateflow/sdk as a published package', { timeout: 420_000 }, () => {
     const { stdout: declarations } = await run('tar', ['-xOzf', tarball, 'package/dist/index.d.ts']);
     assert.match(declarations, /^\/\/\/ <reference types="node" preserve="true" \/>$/m);
     // postpack restored the workspace manifest, which `npm run dev` and the tests need.
-    assert.match(await readFile(join(root, 'sdk', 'package.json'), 'utf8'), /"crateflow-source": "\.\/src\/index\.ts"/);
-    assert.equal(existsSync(join(root, 'sdk', '.package.workspace.json')), false);
+    assert.match(await readFile(join(packedFrom, 'package.json'), 'utf8'), /"crateflow-source": "\.\/src\/index\.ts"/);
+    assert.equal(existsSync(join(packedFrom, '.package.workspace.json')), false);
   });
 
   describe('the example plugin (examples/plugins/sink-ntfy) on the installed tarball', () => {

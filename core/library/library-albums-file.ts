@@ -5,10 +5,13 @@ import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { readLineBytes } from '../storage/read-lines.js';
 import { syncDir } from '../storage/sync-dir.js';
 import { writeFully } from '../storage/write-fully.js';
-import { matchKeysOf, type MatchKeys } from './library-index.js';
+import { decodeNameKey, matchKeysOf, type MatchKeys } from './library-index.js';
 
 const READ_BYTES = 4 * 1024;
 const WRITE_BYTES = 1024 * 1024;
+/** Between the keys of one kind on a line (U+001E: a name key holds U+001F between artist and album). */
+const LIST = '\x1e';
+const LIST_BYTE = 0x1e;
 const RECOVERY = 'move this file away and run a library sync: the catalogue is read again from the library';
 
 /** One line of the file as the index needs it: where it starts and the keys it is matched by. */
@@ -20,7 +23,7 @@ export interface IndexedLine {
 /**
  * The library catalogue on disk (`library-albums.jsonl`), one album a line in shelf order, so a 100,000-album
  * library costs memory only for its match keys and line offsets. Each line starts with the album's keys
- * (`mbids <TAB> name keys <TAB> JSON`, several of either joined by U+001F) so an index is rebuilt at start-up
+ * (`mbids <TAB> name keys <TAB> JSON`, several of either joined by U+001E) so an index is rebuilt at start-up
  * without parsing a single album. JSON holds no raw tab or newline, and keys are stripped of them.
  *
  * A sync replaces the file whole: written to a temp file, flushed, renamed over the old one and the directory
@@ -66,7 +69,7 @@ export class LibraryAlbumsFile {
       let written = 0;
       for (const album of albums) {
         const keys = matchKeysOf(album);
-        const line = Buffer.from(`${keys.mbids.map(clean).join('\x1f')}\t${keys.names.map(clean).join('\x1f')}\t${JSON.stringify(album)}\n`);
+        const line = Buffer.from(`${keys.mbids.map(clean).join(LIST)}\t${keys.names.map(clean).join(LIST)}\t${JSON.stringify(album)}\n`);
         lines.push({ offset, keys });
         offset += line.length;
         chunk.push(line);
@@ -139,8 +142,23 @@ function keysOfLine(line: Buffer, path: string, number: number): MatchKeys {
   const first = line.indexOf(9);
   const second = first === -1 ? -1 : line.indexOf(9, first + 1);
   if (second === -1) throw new DamagedDataError(path, `line ${number} is not a catalogue line`, RECOVERY);
-  const split = (text: string) => (text === '' ? [] : text.split('\x1f'));
-  return { mbids: split(line.toString('utf8', 0, first)), names: split(line.toString('utf8', first + 1, second)) };
+  const mbids: string[] = [];
+  const names: string[] = [];
+  // Each key decoded on its own from the bytes: one flat string each, nothing of the line kept.
+  eachPart(line, 0, first, (start, end) => mbids.push(line.toString('utf8', start, end)));
+  eachPart(line, first + 1, second, (start, end) => names.push(decodeNameKey(line, start, end)));
+  return { mbids, names };
+}
+
+function eachPart(line: Buffer, start: number, end: number, take: (start: number, end: number) => void): void {
+  if (start === end) return;
+  for (let from = start; ; ) {
+    const next = line.indexOf(LIST_BYTE, from);
+    const to = next === -1 || next > end ? end : next;
+    take(from, to);
+    if (to === end) return;
+    from = to + 1;
+  }
 }
 
 async function readAlbum(handle: FileHandle, offset: number, path: string): Promise<LibraryAlbum> {
@@ -163,7 +181,7 @@ function parseAlbum(line: string, path: string, where: number | string): Library
 }
 
 function clean(key: string): string {
-  return key.replace(/[\t\n\r\x1f]/g, ' ');
+  return key.replace(/[\t\n\r\x1e]/g, ' ');
 }
 
 function ignoreMissing(err: NodeJS.ErrnoException): undefined {

@@ -1,5 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { AlbumMatcher, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { AlbumMatcher, decodeNameKey, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { readLineBytes } from '../storage/read-lines.js';
 import { writeFully } from '../storage/write-fully.js';
@@ -217,7 +217,8 @@ function keyFieldsOf(line: Buffer): string[] {
   while (fields.length < 5) {
     const tab = line.indexOf(9, start);
     if (tab === -1) break;
-    fields.push(line.toString('utf8', start, tab));
+    // The fifth field is the name key, which lines of earlier versions hold with another separator.
+    fields.push(fields.length === 4 ? decodeNameKey(line, start, tab) : line.toString('utf8', start, tab));
     start = tab + 1;
   }
   return fields;

@@ -78,4 +78,28 @@ describe('DecidedHistory', () => {
     assert.ok(grown < 8 * 1024 * 1024, `the index of 2,000 lines took ${(grown / 1048576).toFixed(1)} MiB of heap (a slice of each line keeps its record alive)`);
     await reopened.close();
   });
+
+  it('matches the name keys of lines written by earlier versions (artist and album joined by U+241F)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'crateflow-history-old-'));
+    const path = join(dir, 'queue-history.jsonl');
+    const record = (id: string, artist: string, album: string) => JSON.stringify({ ...decided(id, artist, 'rejected'), album });
+    const lines = [
+      `D\to1\trejected\t\tlow\u241fdouble negative\t${record('o1', 'Low', 'Double Negative')}\n`,
+      `D\to2\trejected\t\tsigur ros\u241fagaetis byrjun\t${record('o2', 'Sigur Rós', 'Ágætis byrjun')}\n`,
+    ].join('');
+    await writeFile(path, lines);
+    const history = await DecidedHistory.open(path, Buffer.byteLength(lines));
+    assert.equal(history.find({ artist: 'LOW', album: 'Double Negative (Deluxe Edition)' })?.id, 'o1');
+    assert.equal(history.find({ artist: 'Sigur Ros', album: 'Agaetis Byrjun' })?.id, 'o2');
+    // A new decision writes the key in today's form, and both kinds of line are read back together.
+    history.stageDecided(decided('n1', 'Ride', 'rejected'));
+    await history.flush();
+    const bytes = history.bytes;
+    await history.close();
+    const reopened = await DecidedHistory.open(path, bytes);
+    assert.deepEqual(['o1', 'n1'].map((id) => reopened.statusOf(id)), ['rejected', 'rejected']);
+    assert.equal(reopened.find({ artist: 'ride', album: 'Tab here, newline there' })?.id, 'n1');
+    assert.equal(reopened.find({ artist: 'Low', album: 'Double Negative' })?.id, 'o1');
+    await reopened.close();
+  });
 });

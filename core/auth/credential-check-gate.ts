@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { CredentialChecksBusyError } from '../errors/credential-checks-busy-error.js';
 
 export interface CredentialCheckLimits {
@@ -19,31 +20,19 @@ export const DEFAULT_CHECK_LIMITS: CredentialCheckLimits = { concurrent: Math.ma
 
 /** Runs credential checks (scrypt) a few at a time, in arrival order, refusing them when the queue is full. */
 export class CredentialCheckGate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly limit: ConcurrencyLimit;
 
-  constructor(private readonly limits: CredentialCheckLimits = DEFAULT_CHECK_LIMITS) {}
+  constructor(limits: CredentialCheckLimits = DEFAULT_CHECK_LIMITS) {
+    this.limit = new ConcurrencyLimit({ ...limits, refuse: () => new CredentialChecksBusyError() });
+  }
 
   /** Runs `check` when a slot is free; throws CredentialChecksBusyError at once when too many already wait. */
-  async run<T>(check: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limits.concurrent) {
-      if (this.waiting.length >= this.limits.queued) throw new CredentialChecksBusyError();
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    } else {
-      this.running++;
-    }
-    try {
-      return await check();
-    } finally {
-      // Hand the slot straight to the next waiter, so `running` never dips and a newcomer cannot jump the queue.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+  run<T>(check: () => Promise<T>): Promise<T> {
+    return this.limit.run(check);
   }
 
   /** Checks running or waiting now (for tests and reports). */
   get load(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiting.length };
+    return this.limit.load;
   }
 }

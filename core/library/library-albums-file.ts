@@ -173,11 +173,22 @@ async function readAlbum(handle: FileHandle, offset: number, path: string): Prom
 
 function parseAlbum(line: string, path: string, where: number | string): LibraryAlbum {
   const at = line.indexOf('\t', line.indexOf('\t') + 1);
+  let album: unknown;
   try {
-    return JSON.parse(line.slice(at + 1)) as LibraryAlbum;
+    album = JSON.parse(line.slice(at + 1));
   } catch {
-    throw new DamagedDataError(path, `line ${where} does not hold an album`, RECOVERY);
+    album = undefined;
   }
+  if (!isAlbumRecord(album)) throw new DamagedDataError(path, `line ${where} does not hold an album`, RECOVERY);
+  return album;
+}
+
+/**
+ * What every reader of an album relies on. The sync checked each album against the sdk's schema before it was
+ * written, so a line without these was damaged on disk, not written so.
+ */
+function isAlbumRecord(value: unknown): value is LibraryAlbum {
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'artist') === 'string' && typeof Reflect.get(value, 'album') === 'string';
 }
 
 function clean(key: string): string {

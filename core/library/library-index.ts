@@ -47,7 +47,7 @@ export class AlbumMatcher<Owner = string> {
       const owner = this.byMbid.get(compactMbid(mbid));
       if (owner !== undefined) return owner;
     }
-    const [name] = namesOf(item);
+    const name = nameKeyOf(item);
     return name ? this.byName.get(name) : undefined;
   }
 

@@ -2,7 +2,7 @@ import { HttpRequestError, RetryLaterError, type Clock, type HttpClient, type Lo
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConcurrencyLimit } from './concurrency-limit.js';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { followRedirects } from './follow-redirects.js';
 
 export type CoverSize = 250 | 500;
@@ -47,7 +47,7 @@ export class CoverArtStore {
 
   constructor(private readonly options: CoverArtStoreOptions) {
     this.dir = join(options.dataDir, 'cache', 'covers');
-    this.limit = new ConcurrencyLimit(options.concurrency ?? 4);
+    this.limit = new ConcurrencyLimit({ concurrent: options.concurrency ?? 4 });
   }
 
   /** The front cover at `size` px, or 'none' when the release group has none (or the id is not an MBID). */

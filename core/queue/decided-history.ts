@@ -187,14 +187,14 @@ export class DecidedHistory {
 
   private async readItem(offset: number): Promise<QueueItem> {
     const inMemory = this.unflushed.get(offset);
-    if (inMemory) return parseRecord(inMemory.subarray(0, inMemory.length - 1).toString('utf8'));
+    if (inMemory) return parseRecord(inMemory.subarray(0, inMemory.length - 1).toString('utf8'), this.path);
     let size = READ_BYTES;
     for (;;) {
       const buffer = Buffer.alloc(size);
       const { bytesRead } = await this.handle.read(buffer, 0, size, offset);
       const newline = buffer.subarray(0, bytesRead).indexOf(10);
       if (newline !== -1) {
-        return parseRecord(buffer.subarray(0, newline).toString('utf8'));
+        return parseRecord(buffer.subarray(0, newline).toString('utf8'), this.path);
       }
       if (bytesRead < size) throw new DamagedDataError(this.path, `the line at byte ${offset} has no end`, RECOVERY);
       size *= 4;
@@ -203,8 +203,24 @@ export class DecidedHistory {
 }
 
 /** The record of a history line (the JSON after its five key fields). */
-function parseRecord(line: string): QueueItem {
-  return JSON.parse(line.slice(nthTab(line, 5) + 1));
+function parseRecord(line: string, path: string): QueueItem {
+  let record: unknown;
+  try {
+    record = JSON.parse(line.slice(nthTab(line, 5) + 1));
+  } catch {
+    record = undefined;
+  }
+  if (!isQueueItemRecord(record)) throw new DamagedDataError(path, `a line does not hold a queue item: ${line.slice(0, 80)}`, RECOVERY);
+  return record;
+}
+
+/**
+ * What every reader of a decided item relies on. Each record was a checked queue item when it was decided, so a
+ * line without these was damaged on disk; the rest of the fields are not re-checked on every page read.
+ */
+function isQueueItemRecord(value: unknown): value is QueueItem {
+  if (typeof value !== 'object' || value === null) return false;
+  return ['id', 'artist', 'status', 'added_at'].every((field) => typeof Reflect.get(value, field) === 'string');
 }
 
 /**

@@ -1,10 +1,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api } from '../helpers/api-client.js';
+import { mountTmpfs } from '../helpers/tmpfs-mount.js';
 import { freePort, killAllServiceProcesses, runServiceToExit, SERVICE_CHILD, startServiceProcess } from '../resilience/service-process.js';
 import { writeServiceConfig } from '../resilience/write-service-config.js';
 
@@ -58,15 +58,8 @@ describe('damaged data at start-up', () => {
   });
 
   it('refuses to start on a storage dir it cannot write, naming storage.dir', async (t) => {
-    const root = await mkdtemp(join(tmpdir(), 'crateflow-readonly-'));
-    const data = join(root, 'ro');
-    await mkdir(data);
     // Root ignores file permissions, so the dir is a read-only mount.
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', data]);
-    t.after(async () => {
-      execFileSync('umount', ['-l', data]);
-      await rm(root, { recursive: true, force: true });
-    });
+    const { root, disk: data } = await mountTmpfs(t, 'ro,size=1m', 'ro');
     const config = await writeServiceConfig(root, await freePort(), { storage: { dir: data } });
     const started = await runServiceToExit(config);
     assert.equal(started.code, 1);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listenOnLoopback } from './listen-on-loopback.js';
 import { generateMusicBrainzCatalogue, type MbRelease, type MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
-import { recordRequest } from './recorded-request.js';
+import { countRequestsTo, recordRequest } from './recorded-request.js';
 import { replyText } from './reply.js';
 import { solidJpeg } from './solid-jpeg.js';
 
@@ -133,7 +133,7 @@ export async function startFakeCoverArtArchive(options: FakeCoverArtArchiveOptio
     url: listener.origin,
     catalogue,
     answered,
-    requestsTo: (prefix) => answered.filter((request) => request.path.startsWith(prefix)).length,
+    requestsTo: (prefix) => countRequestsTo(answered, prefix),
     imageOf,
     failNext(count) {
       failures += count;

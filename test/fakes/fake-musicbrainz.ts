@@ -5,7 +5,7 @@ import { listenOnLoopback } from './listen-on-loopback.js';
 import { generateMusicBrainzCatalogue, type MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 import { answerBrowse, answerSearch, type Answer } from './musicbrainz-queries.js';
 import { artistJson, recordingJson, releaseGroupLookupJson } from './musicbrainz-json.js';
-import { recordRequest } from './recorded-request.js';
+import { countRequestsTo, recordRequest } from './recorded-request.js';
 import { replyJson, replyText } from './reply.js';
 
 /**
@@ -135,7 +135,7 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
     url: listener.origin,
     catalogue,
     answered,
-    requestsTo: (prefix) => answered.filter((request) => request.path.startsWith(prefix)).length,
+    requestsTo: (prefix) => countRequestsTo(answered, prefix),
     get refusedForRate() {
       return refusedForRate;
     },

@@ -42,3 +42,8 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
     req.on('error', reject);
   });
 }
+
+/** How many of `requests` went to a path starting with `prefix` (fakes count what a client cost them). */
+export function countRequestsTo(requests: readonly { readonly path: string }[], prefix: string): number {
+  return requests.filter((request) => request.path.startsWith(prefix)).length;
+}

@@ -4,12 +4,11 @@
 // grow by more than what was acknowledged. Needs root (mount -t tmpfs), as CI and the developers' machines run.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
 import { api } from '../helpers/api-client.js';
+import { mountTmpfs } from '../helpers/tmpfs-mount.js';
 import { freePort, killAllServiceProcesses, SERVICE_CHILD, startServiceProcess, type ServiceProcess } from './service-process.js';
 import { writeServiceConfig } from './write-service-config.js';
 
@@ -26,14 +25,7 @@ interface QueueItem {
 
 describe('a full disk under the service', () => {
   it('keeps every acknowledged write across kill -9 and leaves no trace of a refused one', async (t) => {
-    const root = await mkdtemp(join(tmpdir(), 'crateflow-full-disk-'));
-    const disk = join(root, 'disk');
-    await mkdir(disk);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK_BYTES}`, 'tmpfs', disk]);
-    t.after(async () => {
-      execFileSync('umount', ['-l', disk]);
-      await rm(root, { recursive: true, force: true });
-    });
+    const { root, disk } = await mountTmpfs(t, `size=${DISK_BYTES}`);
     const receiver = await startFakeWebhookReceiver();
     t.after(() => receiver.close());
     const port = await freePort();

@@ -1,8 +1,7 @@
 // The library catalogue on disk: albums in library-albums.jsonl, only match keys and offsets in memory.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -11,6 +10,7 @@ import type { LibraryAlbum } from '@crateflow/sdk';
 import { emptyLibraryData, LibraryCatalog, type LibraryData } from '../../../core/library/library-catalog.js';
 import { DamagedDataError } from '../../../core/storage/damaged-data-error.js';
 import { Database } from '../../../core/storage/database.js';
+import { fillDisk, mountTmpfs } from '../../helpers/tmpfs-mount.js';
 
 const ALBUMS_FILE = 'library-albums.jsonl';
 
@@ -99,18 +99,10 @@ describe('LibraryCatalog', () => {
   });
 
   it('keeps the last catalogue when a sync cannot write the new one (a full disk), and leaves no trace of it', async (t) => {
-    const root = await mkdtemp(join(tmpdir(), 'crateflow-catalog-disk-'));
-    const disk = join(root, 'disk');
-    await mkdir(disk);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk]);
-    t.after(async () => {
-      execFileSync('umount', ['-l', disk]);
-      await rm(root, { recursive: true, force: true });
-    });
+    const { disk } = await mountTmpfs(t, 'size=256k');
     const opened = await openCatalog(disk);
     await opened.catalog.replace([owned(1), owned(2)], '2026-01-01T00:00:00.000Z');
-    const fs = await statfs(disk);
-    await writeFile(join(disk, 'filler'), Buffer.alloc(Math.max(0, fs.bavail * fs.bsize - 8192)));
+    await fillDisk(disk, 8192);
 
     const big = Array.from({ length: 2000 }, (_, i) => owned(i, { album: `Album ${i} ${'x'.repeat(100)}` }));
     await assert.rejects(opened.catalog.replace(big, '2026-01-02T00:00:00.000Z'), (err: NodeJS.ErrnoException) => err.code === 'ENOSPC');

@@ -1,41 +1,21 @@
 // JsonDocument on a real full file system (a small tmpfs, so this needs root, as CI and our machines run).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DiscardedChangeError, JsonDocument } from '../../../core/storage/json-document.js';
+import { fillDisk, mountTmpfs } from '../../helpers/tmpfs-mount.js';
 
 interface Items {
   items: Record<string, { n: number; pad: string }>;
-}
-
-async function smallDisk(t: { after(fn: () => Promise<void>): void }): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'crateflow-doc-disk-'));
-  const disk = join(root, 'disk');
-  await mkdir(disk);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk]);
-  t.after(async () => {
-    execFileSync('umount', ['-l', disk]);
-    await rm(root, { recursive: true, force: true });
-  });
-  return disk;
-}
-
-async function fill(disk: string): Promise<string> {
-  const fs = await statfs(disk);
-  const filler = join(disk, 'filler');
-  await writeFile(filler, Buffer.alloc(fs.bavail * fs.bsize));
-  return filler;
 }
 
 const record = (n: number) => ({ n, pad: 'p'.repeat(300) });
 
 describe('JsonDocument on a full disk', () => {
   it('rolls a failed commit back, rejects the commits queued behind it, keeps appending only changes while it cannot compact, and loses nothing acknowledged', async (t) => {
-    const disk = await smallDisk(t);
+    const { disk } = await mountTmpfs(t, 'size=256k');
     const path = join(disk, 'doc.json');
     const notices: string[] = [];
     const open = () => JsonDocument.open<Items>(path, () => ({ items: {} }), { collections: ['items'], compactAfterBytes: 1024, notice: (message) => notices.push(message) });
@@ -52,7 +32,7 @@ describe('JsonDocument on a full disk', () => {
       await set(n);
       acked.push(n);
     }
-    const filler = await fill(disk);
+    const filler = await fillDisk(disk);
 
     // Appends still fit into the log's last page for a while (a snapshot needs new pages and fails), then none fit.
     let n = 10;

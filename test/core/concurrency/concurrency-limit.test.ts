@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConcurrencyLimit } from '../../../core/metadata/concurrency-limit.js';
+import { ConcurrencyLimit } from '../../../core/concurrency/concurrency-limit.js';
 
 describe('ConcurrencyLimit', () => {
   it('runs at most the limit at once and the rest in arrival order, also when tasks fail', async () => {
-    const limit = new ConcurrencyLimit(2);
+    const limit = new ConcurrencyLimit({ concurrent: 2 });
     let running = 0;
     let peak = 0;
     const order: number[] = [];
@@ -20,6 +20,6 @@ describe('ConcurrencyLimit', () => {
     assert.equal(peak, 2);
     assert.deepEqual(order, [1, 2, 3, 4, 5]);
     assert.deepEqual(results.map((result) => result.status), ['rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
-    assert.equal(limit.active, 0);
+    assert.deepEqual(limit.load, { running: 0, waiting: 0 });
   });
 });

@@ -123,7 +123,7 @@ describe('dashboard, wishlist and downloads pages', () => {
     await page.getByRole('button', { name: 'Remove Boards of Canada — Geogaddi' }).click();
     await page.getByRole('button', { name: 'Confirm removing Boards of Canada — Geogaddi' }).click();
     await page.getByText('Removed Boards of Canada — Geogaddi from the wishlist').waitFor();
-    await page.getByRole('cell', { name: /Geogaddi/ }).waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ hasText: 'Geogaddi' }).waitFor({ state: 'detached' });
     w.assertNoConsoleErrors();
     await w.close();
   });

@@ -2,7 +2,7 @@ import { arrayField, createHttpClient, isRecord, numberField, type Clock, type H
 import { join } from 'node:path';
 import { DiskCache } from './disk-cache.js';
 import { lucenePhrase } from './lucene-phrase.js';
-import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery } from './musicbrainz.js';
+import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery } from '@crateflow/sdk';
 import { MusicBrainzRequester } from './musicbrainz-requester.js';
 import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup, readReleaseGroupHit } from './read-musicbrainz-json.js';
 import { RequestPacer } from './request-pacer.js';

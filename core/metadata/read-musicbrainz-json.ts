@@ -1,5 +1,5 @@
 import { arrayField, isRecord, numberField, stringField, type JsonRecord } from '@crateflow/sdk';
-import type { Artist, ArtistHit, CreditedArtist, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit } from './musicbrainz.js';
+import type { Artist, ArtistHit, CreditedArtist, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit } from '@crateflow/sdk';
 
 /**
  * MusicBrainz JSON into Crateflow's shapes, field by field (shared/reference/musicbrainz-api.md §5, §6). Lookups and

@@ -227,6 +227,7 @@ const REQUIRED_MEMBERS: Record<PluginKind, string[]> = {
   'download-client': ['request', 'status'],
   library: ['albums'],
   'event-sink': ['deliver'],
+  source: ['discover'],
 };
 
 function missingMembers(kind: PluginKind, instance: unknown): string[] {

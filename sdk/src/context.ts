@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import type { HttpClient } from './http-client.js';
 import type { Logger } from './logger.js';
+import type { MusicBrainz } from './musicbrainz.js';
 import type { PluginStorage } from './plugin-storage.js';
 
 /**
@@ -36,4 +37,9 @@ export interface PluginContext<C> {
    * const http = createHttpClient({ userAgent, refuseAddress: (a) => myFloor(a) ?? ctx.refuseTargetAddress?.(a) });
    */
   readonly refuseTargetAddress?: (address: string) => string | undefined;
+  /**
+   * The server's one MusicBrainz client (sdk 1.2), present when the manifest lists `uses: ['musicbrainz']` and the
+   * server offers it. Older servers leave it out: feature-detect.
+   */
+  readonly musicbrainz?: MusicBrainz;
 }

@@ -4,6 +4,7 @@ import type { AuthProvider } from './kinds/auth.js';
 import type { DownloadClient } from './kinds/download-client.js';
 import type { EventSink } from './kinds/event-sink.js';
 import type { LibraryBackend } from './kinds/library.js';
+import type { DiscoverySource } from './kinds/source.js';
 
 /**
  * The kinds of plugin the server knows.
@@ -11,7 +12,7 @@ import type { LibraryBackend } from './kinds/library.js';
  * @example
  * const kind: PluginKind = 'event-sink';
  */
-export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink';
+export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' | 'source';
 
 /**
  * Every plugin kind, for hosts and tools.
@@ -19,7 +20,7 @@ export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink';
  * @example
  * if (!PLUGIN_KINDS.includes(manifest.kind)) throw new Error(`unknown kind ${manifest.kind}`);
  */
-export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink'];
+export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink', 'source'];
 
 /**
  * The interface `create()` must return for each kind.
@@ -32,6 +33,7 @@ export interface KindContracts {
   'download-client': DownloadClient;
   library: LibraryBackend;
   'event-sink': EventSink;
+  source: DiscoverySource;
 }
 
 /**
@@ -50,7 +52,20 @@ export interface PluginManifest<K extends PluginKind = PluginKind, S extends TSc
   configSchema: S;
   /** The plugin's own version (shown in `GET /api/v1/plugins`). */
   version?: string;
+  /**
+   * Shared services the plugin calls through its context. The server refuses to start when one it cannot offer
+   * is listed (`musicbrainz` needs `metadata.contact` in config.yaml), instead of failing on the first run.
+   */
+  uses?: readonly SharedService[];
 }
+
+/**
+ * A shared service the server offers plugins through their context (sdk 1.2).
+ *
+ * @example
+ * manifest: { name: 'source-similar', kind: 'source', apiVersion: PLUGIN_API_VERSION, configSchema, uses: ['musicbrainz'] }
+ */
+export type SharedService = 'musicbrainz';
 
 /**
  * A plugin: a manifest plus a factory. This is the default export of a plugin module.

@@ -6,7 +6,7 @@
 /// <reference types="node" preserve="true" />
 export { PLUGIN_API_VERSION } from './api-version.js';
 export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
-export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem } from './define-plugin.js';
+export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem, SharedService } from './define-plugin.js';
 export type { PluginContext } from './context.js';
 export type { Logger } from './logger.js';
 export type { PluginStorage } from './plugin-storage.js';
@@ -21,6 +21,9 @@ export type { AuthProvider, AuthRequest, Identity } from './kinds/auth.js';
 export type { DownloadClient } from './kinds/download-client.js';
 export type { LibraryBackend } from './kinds/library.js';
 export type { EventSink } from './kinds/event-sink.js';
+export { SourceCandidate, Reason, ReasonRef } from './kinds/source.js';
+export type { DiscoverySource, SourceRun, KnownAs, LibraryArtist } from './kinds/source.js';
+export type { MusicBrainz, ReleaseGroupQuery, CreditedArtist, ReleaseGroup, ReleaseGroupHit, RecordingReleaseGroups, Artist, ArtistHit } from './musicbrainz.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
 export { normalizeName, albumKey, nameWords } from './normalize-name.js';
 /**

@@ -21,6 +21,7 @@ const REQUIRED: Record<PluginKind, readonly string[]> = {
   'download-client': ['request', 'status'],
   library: ['albums'],
   'event-sink': ['deliver'],
+  source: ['discover'],
 };
 const OPTIONAL = ['start', 'stop', 'health', 'cancel', 'refresh', 'login', 'logout'] as const;
 

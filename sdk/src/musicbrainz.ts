@@ -1,9 +1,15 @@
 /**
- * What Crateflow asks MusicBrainz, as the discovery sources and search will see it through their context. Plain
- * data only, so the interface can move into the sdk unchanged when the `source` kind arrives.
+ * MusicBrainz as the server offers it to plugins (`context.musicbrainz`): one client per server, shared by every
+ * plugin, that keeps MusicBrainz's etiquette for you (at most one request a second on average, a User-Agent with
+ * the operator's contact, backoff on 503, a disk cache with TTLs). Never call musicbrainz.org yourself: two
+ * clients on one address break the rate limit for both.
  *
  * Lookups answer `undefined` for an MBID MusicBrainz does not know (404). A merged MBID answers with the entity
- * that absorbed it, so `mbid` in a result can differ from the one asked for.
+ * that absorbed it, so `mbid` in a result can differ from the one asked for. Calls reject with a `RetryLaterError`
+ * when MusicBrainz stays unavailable, and with an `AbortError` when the server shuts down.
+ *
+ * @example
+ * const hits = await context.musicbrainz?.searchReleaseGroups({ title: 'Geogaddi', artist: 'Boards of Canada' });
  */
 export interface MusicBrainz {
   /** Release groups matching a title (and optionally an artist and primary type), best score first. */

@@ -1,5 +1,6 @@
 import type { PluginContext } from '../context.js';
 import { createHttpClient, type HttpClient } from '../http-client.js';
+import type { MusicBrainz } from '../musicbrainz.js';
 import { ManualClock } from './manual-clock.js';
 import { MemoryStorage } from './memory-storage.js';
 import { RecordingLogger } from './recording-logger.js';
@@ -15,6 +16,8 @@ export interface TestContextOverrides {
   serverVersion?: string;
   /** The host's outbound policy, for plugins that honour `refuseTargetAddress`; absent by default, as on older hosts. */
   refuseTargetAddress?: (address: string) => string | undefined;
+  /** The shared MusicBrainz client for plugins that declare `uses: ['musicbrainz']` (e.g. one pointed at a fake); absent by default. */
+  musicbrainz?: MusicBrainz;
 }
 
 /**
@@ -64,6 +67,7 @@ export function createTestContext<C>(config: C, overrides: TestContextOverrides 
     newId: overrides.newId ?? (() => `test${String(++ids).padStart(8, '0')}`),
     serverVersion: overrides.serverVersion ?? '0.0.0-test',
     ...(overrides.refuseTargetAddress ? { refuseTargetAddress: overrides.refuseTargetAddress } : {}),
+    ...(overrides.musicbrainz ? { musicbrainz: overrides.musicbrainz } : {}),
     async close() {
       abort.abort();
       await closeHttp();

@@ -43,6 +43,7 @@ import { CORE_COLLECTIONS, emptyCoreData, type CoreData } from './storage/core-d
 import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { Database } from './storage/database.js';
 import { readVersion } from './version.js';
+import { checkMetadataConfig, openSharedMusicBrainz } from './metadata/shared-musicbrainz.js';
 import { registerDomain, domainRoutes, startDomain, stopDomain } from './register-domain.js';
 
 export interface CrateflowOptions {
@@ -87,7 +88,14 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const problems = [...AllowedHosts.check(config.server.allowed_hosts), ...DefaultAuthenticator.check(config.ui.auth), ...OutboundAddressPolicy.check(config.webhooks_policy), ...checked.problems];
+  const musicBrainzUsers = checked.candidates.filter((c) => c.definition.manifest.uses?.includes('musicbrainz')).map((c) => c.mount.configPath);
+  const problems = [
+    ...AllowedHosts.check(config.server.allowed_hosts),
+    ...DefaultAuthenticator.check(config.ui.auth),
+    ...OutboundAddressPolicy.check(config.webhooks_policy),
+    ...checkMetadataConfig(config.metadata, musicBrainzUsers),
+    ...checked.problems,
+  ];
   if (problems.length > 0) throw new ConfigError(source, problems);
   const database = await Database.open(config.storage.dir, {
     exclusive: true,
@@ -98,7 +106,14 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
   const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
-  const plugins = await createPlugins(checked, { database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress }).catch((err: unknown) => {
+  const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: database.dir, version, clock, log: log.child({ component: 'musicbrainz' }) }).catch(async (err: unknown) => {
+    await database.close();
+    throw err;
+  });
+  const plugins = await createPlugins(checked, {
+    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, ...(musicbrainz ? { musicbrainz } : {}),
+  }).catch(async (err: unknown) => {
+    await musicbrainz?.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => c.definition.manifest.name === name)?.mount.configPath;
     const problems = pluginCreateProblems(err, configPathOf);
     throw problems ? new ConfigError(source, problems) : err;
@@ -106,10 +121,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   // Which sink serves /api/v1/webhooks is decided by capability, once; two that both claim it stop the start-up.
   const webhookAdmin = await chooseWebhookAdmin(plugins, config.events.sink_timeout_ms).catch(async (err: unknown) => {
     await releasePlugins(plugins, database, log);
+    await musicbrainz?.close();
     throw err;
   });
   if (!webhookAdmin.ok) {
     await releasePlugins(plugins, database, log);
+    await musicbrainz?.close();
     throw new ConfigError(source, webhookAdmin.problems);
   }
 
@@ -127,6 +144,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.Version, { useValue: version });
   container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
   container.register(Tokens.NewId, { useValue: makeId });
+  container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
   const store = await CoreStore.open(coreDoc, events, database.dir);
   container.register(CoreStore, { useValue: store });
@@ -177,6 +195,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
       await database.close();
       await store.close();
+      await musicbrainz?.close();
     })();
     return closing;
   }

@@ -133,6 +133,43 @@ const Events = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+const MusicBrainzBlock = Type.Object(
+  {
+    url: Type.String({ default: 'https://musicbrainz.org', pattern: '^https?://', description: 'the MusicBrainz server (a mirror of your own, or a test fake)' }),
+    request_interval_ms: Type.Integer({
+      default: 1000,
+      minimum: 0,
+      maximum: 60000,
+      description: 'the least time between two requests; musicbrainz.org allows one a second, so less than 1000 is refused for it',
+    }),
+    cache_max_mb: Type.Integer({ default: 64, minimum: 1, maximum: 10240, description: 'disk space for cached answers (data dir, cache/musicbrainz); the oldest go first' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const CoverArtArchiveBlock = Type.Object(
+  {
+    url: Type.String({ default: 'https://coverartarchive.org', pattern: '^https?://', description: 'the Cover Art Archive (or a test fake)' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Metadata = Type.Object(
+  {
+    contact: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 200,
+        description: 'how MusicBrainz can reach you (an e-mail address or a URL), sent in the User-Agent as its etiquette asks; required when a source, search or covers use MusicBrainz',
+      }),
+    ),
+    musicbrainz: MusicBrainzBlock,
+    coverartarchive: CoverArtArchiveBlock,
+  },
+  { additionalProperties: false, default: {} },
+);
+export type MetadataConfig = Static<typeof Metadata>;
+
 export const AppConfig = Type.Object(
   {
     server: Server,
@@ -145,6 +182,7 @@ export const AppConfig = Type.Object(
     webhooks_policy: WebhooksPolicy,
     events: Events,
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
+    metadata: Metadata,
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@crateflow/sdk';
+import type { Clock, Logger, MusicBrainz } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { Database } from '../storage/database.js';
@@ -22,4 +22,6 @@ export const Tokens = {
   /** Aborted when the app shuts down. */
   ShutdownSignal: token<AbortSignal>('ShutdownSignal'),
   NewId: token<() => string>('NewId'),
+  /** The one MusicBrainz client, or undefined when `metadata.contact` is not set. */
+  MusicBrainz: token<MusicBrainz | undefined>('MusicBrainz'),
 } as const;

@@ -5,6 +5,8 @@ import type { TSchema } from 'typebox';
 export const SUPPORTED_API_VERSIONS: readonly number[] = [1];
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The shared services this server offers plugins through their context. */
+const SHARED_SERVICES: readonly unknown[] = ['musicbrainz'];
 
 /**
  * Checks that a module's default export is a plugin definition this server can host. Returns every problem
@@ -30,6 +32,9 @@ export function checkManifest(exported: unknown, use: string): { definition?: Pl
   }
   if (!isSchema(manifest.configSchema)) problems.push(`plugin "${label}": manifest.configSchema must be a typebox schema`);
   if (manifest.version !== undefined && typeof manifest.version !== 'string') problems.push(`plugin "${label}": manifest.version must be a string`);
+  if (manifest.uses !== undefined && (!Array.isArray(manifest.uses) || !manifest.uses.every((service) => SHARED_SERVICES.includes(service)))) {
+    problems.push(`plugin "${label}": manifest.uses must list only ${SHARED_SERVICES.join(', ')}`);
+  }
   if (typeof exported.create !== 'function') problems.push(`plugin "${label}": create must be a function`);
   if (problems.length > 0) return { problems };
   // Every member the host relies on has been checked above.

@@ -1,4 +1,4 @@
-import { createHttpClient, type Clock, type Logger, type PluginContext } from '@crateflow/sdk';
+import { createHttpClient, type Clock, type Logger, type MusicBrainz, type PluginContext } from '@crateflow/sdk';
 import type { Database } from '../storage/database.js';
 import { DocumentPluginStorage, type PluginStorageData } from './document-plugin-storage.js';
 
@@ -11,6 +11,8 @@ export interface PluginContextDeps {
   newId: () => string;
   /** `webhooks_policy`, handed to plugins as `refuseTargetAddress`. */
   refuseTargetAddress?: (address: string) => string | undefined;
+  /** The shared MusicBrainz client, handed only to plugins whose manifest `uses` it. */
+  musicbrainz?: MusicBrainz;
 }
 
 /** Builds the context one plugin receives: its own logger, HTTP client and storage; the shared clock and signal. */
@@ -31,6 +33,7 @@ export async function createPluginContext<C>(
     newId: deps.newId,
     serverVersion: deps.version,
     ...(deps.refuseTargetAddress ? { refuseTargetAddress: deps.refuseTargetAddress } : {}),
+    ...(deps.musicbrainz ? { musicbrainz: deps.musicbrainz } : {}),
   };
   return { context, close: () => http.close() };
 }

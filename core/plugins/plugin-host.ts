@@ -185,8 +185,10 @@ export async function createPlugins(
   const closers: (() => Promise<void>)[] = [];
   const closeAll = () => Promise.all(closers.map((c) => c()));
   for (const candidate of checked.candidates) {
-    const { name, kind, version } = candidate.definition.manifest;
-    const { context, close } = await createPluginContext(name, candidate.config, deps);
+    const { name, kind, version, uses } = candidate.definition.manifest;
+    const { musicbrainz, ...shared } = deps;
+    const usesMusicBrainz = musicbrainz && uses?.includes('musicbrainz');
+    const { context, close } = await createPluginContext(name, candidate.config, usesMusicBrainz ? { ...shared, musicbrainz } : shared);
     closers.push(close);
     let instance: unknown;
     try {

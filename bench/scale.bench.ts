@@ -16,6 +16,7 @@ import { median, percent, printTable, type Cell } from './print-table.js';
 import { residentMb } from './process-memory.js';
 import { runWhenMain } from './run-when-main.js';
 import { spawnServer, type SpawnedServer } from './spawned-server.js';
+import { startScriptNodeFlags } from '../core/build/start-script-node-flags.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_SIZES = [1000, 10_000, 100_000];
@@ -54,7 +55,7 @@ interface SizeFigures {
 /**
  * Issue 17, point 5: how the service holds up as its store grows, for 1,000 / 10,000 / 100,000 stored queue
  * items of which 90% are decided and 10% pending (a year of use), beside a library of as many albums (a folder library,
- * synced once). The real service runs as `node dist/crateflow.mjs`
+ * synced once). The real service runs as `node dist/crateflow.mjs` with the node flags of `npm start`
  * on its own data dir, filled once per size through the public API and then restarted, so start-up and memory
  * are those of a service that reads the stored data. Load comes from wrk, beside a bare node:http server serving
  * the same JSON in the same run. The store is looked at only as the total size of its folder.
@@ -72,7 +73,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
   const approvals = (r: LoadResult, f: SizeFigures) =>
     r.completed + r.failures < f.approvalsAsked ? `${rps(r).toLocaleString('en-US')} (${r.completed}/${f.approvalsAsked} in ${r.seconds} s)` : rps(r);
   printTable(
-    `Scale: N stored queue items (90% decided, 10% pending) and an N-album library, real service (node dist/crateflow.mjs), wrk c=${CONNECTIONS}`,
+    `Scale: N stored queue items (90% decided, 10% pending) and an N-album library, real service (node dist/crateflow.mjs, flags of npm start), wrk c=${CONNECTIONS}`,
     ['figure', ...figures.map((f) => f.size.toLocaleString('en-US'))],
     [
       row(`start → first /health 200, ms (median of ${scale.starts})`, (f) => Math.round(f.startMs)),
@@ -107,7 +108,8 @@ async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
     await mkdir(join(dir, 'music'), { recursive: true });
     await makeFolderLibrary(join(dir, 'music'), size);
     await writeFile(config, configYaml(dir, dataDir));
-    const start = () => spawnServer({ cwd: ROOT, args: [DEFAULT_BUNDLE, '--config', config], readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
+    const nodeFlags = await startScriptNodeFlags();
+    const start = () => spawnServer({ cwd: ROOT, args: [...nodeFlags, DEFAULT_BUNDLE, '--config', config], readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
 
     const fillStarted = performance.now();
     const filling = await start();

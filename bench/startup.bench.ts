@@ -10,6 +10,7 @@ import { median, printTable } from './print-table.js';
 import { cpuMs, processTree, residentMb } from './process-memory.js';
 import { runWhenMain } from './run-when-main.js';
 import { spawnServer } from './spawned-server.js';
+import { startScriptNodeFlags } from '../core/build/start-script-node-flags.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 9;
@@ -39,15 +40,16 @@ interface Sample {
 const BARE_SERVER = `require('node:http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end('{"status":"ok"}'); }).listen(+process.env.PORT, '127.0.0.1');`;
 
 const STACK_FLOOR = 'the stack alone (bench/stack-floor.ts)';
-const BUNDLE = 'bundle (dist/crateflow.mjs)';
+const BUNDLE = 'bundle as npm start runs it';
 const STACK_FLOOR_SOURCE = join(ROOT, 'bench', 'stack-floor.ts');
 
-const variants = (stackFloorBundle: string): readonly Variant[] => [
+const variants = (stackFloorBundle: string, startFlags: readonly string[]): readonly Variant[] => [
   { name: 'bare node:http (floor)', args: () => ['-e', BARE_SERVER] },
   { name: STACK_FLOOR, args: () => [stackFloorBundle] },
   { name: 'tsx CLI (.bin/tsx)', args: (config) => [join(ROOT, 'node_modules', '.bin', 'tsx'), '--conditions=crateflow-source', 'core/main.ts', '--config', config] },
   { name: 'node --import tsx', args: (config) => ['--import', 'tsx', '--conditions=crateflow-source', 'core/main.ts', '--config', config] },
-  { name: BUNDLE, args: (config) => [DEFAULT_BUNDLE, '--config', config] },
+  { name: BUNDLE, args: (config) => [...startFlags, DEFAULT_BUNDLE, '--config', config] },
+  { name: 'bundle, node defaults', args: (config) => [DEFAULT_BUNDLE, '--config', config] },
   { name: 'bundle, node --optimize-for-size', args: (config) => ['--optimize-for-size', DEFAULT_BUNDLE, '--config', config] },
 ];
 
@@ -67,7 +69,8 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
     const stackFloor = join(dir, 'stack-floor.mjs');
     await bundleStackFloor(stackFloor);
     const rows: (string | number)[][] = [];
-    const all = variants(stackFloor);
+    const startFlags = await startScriptNodeFlags();
+    const all = variants(stackFloor, startFlags);
     // Rounds take every variant in turn, so a burst of other work on the machine hurts all of them alike.
     const samplesOf = new Map<Variant, Sample[]>(all.map((variant) => [variant, []]));
     for (let i = 0; i < runs; i++) {

@@ -105,7 +105,10 @@ export class LibraryCatalog {
 
 // Artist, then album, as a person files them: case and accents ignored, "Vol. 2" before "Vol. 10". Backends list
 // albums in whatever order they keep them (a folder listing, a server's index), which reads as no order at all.
-const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+// The collator is made on first use: it pages ICU's collation data in (about 3 MB of resident memory), which a
+// process that never sorts a library does not need.
+let collator: Intl.Collator | undefined;
 function shelfOrder(a: LibraryAlbum, b: LibraryAlbum): number {
+  collator ??= new Intl.Collator('en', { sensitivity: 'base', numeric: true });
   return collator.compare(a.artist, b.artist) || collator.compare(a.album, b.album);
 }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { startScriptNodeFlags } from '../../core/build/start-script-node-flags.js';
 import { buildRecipe, dockerfileArgs, listTree, type RuntimeImage } from '../helpers/dockerfile-recipe.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
@@ -49,7 +50,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
     assert.equal(image.env.CRATEFLOW_CONFIG, '/config/config.yaml');
     assert.deepEqual(image.exposed, ['8080']);
     assert.equal(image.healthcheck[0], 'node', 'slim images have no curl');
-    assert.deepEqual(image.cmd, ['node', 'dist/crateflow.mjs']);
+    assert.deepEqual(image.cmd, ['node', ...(await startScriptNodeFlags()), 'dist/crateflow.mjs'], 'the image runs the bundle with the node flags of npm start');
     // The image's Node is one CI runs the whole suite on.
     const ci = await readFile(join(REPO_ROOT, '.ci', 'run'), 'utf8');
     const versions = /^NODE_VERSIONS="([^"]*)"/m.exec(ci)?.[1]?.split(/\s+/) ?? [];

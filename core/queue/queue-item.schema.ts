@@ -5,11 +5,12 @@ const text = (description: string, maxLength = 500) => Type.String({ minLength: 
 
 /**
  * Why a candidate is proposed (the sdk's Reason, as discovery sources give it), at most 20 per candidate. Read-only
- * all the way down, as the store hands its records out; the JSON Schema is the sdk's.
+ * all the way down, as the store hands its records out. `refs` is optional here without the sdk's default, which
+ * ajv cannot apply inside the body's union (one candidate or a list).
  */
 const Reasons = Type.Immutable(
   Type.Array(
-    Type.Immutable(Type.Object({ ...Reason.properties, refs: Type.Immutable(Type.Array(Type.Immutable(ReasonRef), { maxItems: 50, default: [] })) }, { additionalProperties: false })),
+    Type.Immutable(Type.Object({ ...Reason.properties, refs: Type.Optional(Type.Immutable(Type.Array(Type.Immutable(ReasonRef), { maxItems: 50 }))) }, { additionalProperties: false })),
     { maxItems: 20, description: 'why the candidate is proposed, e.g. "similar to Boards of Canada", with what it refers to' },
   ),
 );

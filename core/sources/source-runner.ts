@@ -160,13 +160,19 @@ export class SourceRunner {
     const counts: RunCounts = emptyRunCounts();
     const invalidLogged = { count: 0 };
     const run = this.runFor(source, job.id, startedMs);
+    let stopping = false;
     try {
       for await (const batch of source.plugin.instance.discover(run)) {
         const raw: unknown = batch;
         if (!Array.isArray(raw)) throw new Error('discover() yielded something that is not an array of candidates');
         await this.addBatch(source, raw, counts, invalidLogged);
         this.jobs.report(job.id, { summary: { ...counts } });
-        if (this.shutdown.aborted) break; // the batch yielded is kept: the source moved its cursor past it
+        // After a shutdown the source is resumed once more, so it can move its cursor past the batch just taken
+        // and return; one that yields again anyway has that batch taken too, and is stopped.
+        if (this.shutdown.aborted) {
+          if (stopping) break;
+          stopping = true;
+        }
       }
       if (this.shutdown.aborted) return await this.interrupted(source, job, counts);
     } catch (err: unknown) {

@@ -37,7 +37,7 @@ function sampleSource(flaw: Flaw = 'none') {
             else yield candidates;
           }
         },
-        stop: () => {
+        stop: async () => {
           if (flaw !== 'leaves-timer') cancelTimer?.();
         },
       };

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
@@ -127,5 +130,30 @@ describe('source schedule', () => {
     const retried = await endedRun(app, 'later', failed.last_run.id);
     assert.equal(retried.last_run.status, 'completed');
     assert.equal(retried.next_run_at, new Date(clock.now() + 24 * HOUR).toISOString());
+  });
+
+  it('records a run stopped by a shutdown as interrupted and goes on from the source\'s cursor at the next start', async (t) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-source-shutdown-'));
+    const files = await sourceFiles({ candidates: ['1', '2', '3', '4'].map((d) => candidate('Plaid', `Album ${d}`, d)), batch_size: 2, hold_from: 2 });
+    t.after(async () => {
+      await rm(dataDir, { recursive: true, force: true });
+      await files.remove();
+    });
+    await files.closeGate();
+    const config = { storage: { dir: dataDir }, sources: [{ name: 'nightly', use: SCRIPTED_SOURCE, schedule: '1d', ...files.config }] };
+    const first = await startApp({ clock: new ManualClock(), config });
+    await eventually(async () => ((await files.calls()).some((c) => c.event === 'cursor') ? true : undefined), 10_000, 'the first batch to be taken');
+    await first.close();
+
+    await files.openGate();
+    const second = await startApp({ clock: new ManualClock(), config });
+    t.after(() => second.close());
+    const view = await endedRun(second, 'nightly');
+    assert.equal(view.last_run.status, 'completed');
+    assert.equal(view.last_run.summary.added, 2);
+    const { body } = await api<{ items: Job[] }>(second.baseUrl, 'GET', '/api/v1/jobs?kind=source_run');
+    assert.match(body.items[1]?.error ?? '', /^interrupted: the server shut down during the run/);
+    assert.equal(body.items[1]?.summary.added, 2);
+    assert.deepEqual((await files.calls()).filter((c) => c.event === 'start').map((c) => c.cursor), [0, 2]);
   });
 });

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { JobLog } from '../jobs/job-log.js';
 import type { Job } from '../jobs/job.schema.js';
 import { LibraryCatalog } from '../library/library-catalog.js';
@@ -23,6 +24,8 @@ export const SOURCE_RUN_JOB = 'source_run';
 const DEFAULT_RETRY_MS = 15 * 60_000;
 // Invalid candidates logged per run; the job's `invalid` count has them all.
 const LOGGED_INVALID = 5;
+// A source's error message goes into the job log as it is, up to this length.
+const MAX_ERROR_CHARS = 1000;
 
 /** How a run ended, for the schedule: a service that asked to be retried later says when. */
 export interface RunOutcome {
@@ -95,6 +98,8 @@ export class SourceRunner {
   /** Starts a run without waiting for it: 404 for an unknown source, 409 when it is disabled or already running. */
   async start(name: string, trigger: Job['trigger']): Promise<RunningSource> {
     const source = this.get(name);
+    // A run started now would stop at once and count as interrupted: nothing to gain, a confusing job to show.
+    if (this.shutdown.aborted) throw new ServiceUnavailableError('the server is shutting down');
     if (!source.enabled) throw new ConflictError(`source "${name}" is disabled (enabled: false in config.yaml)`, { source: name });
     const claimed = this.running.get(name);
     if (claimed) {
@@ -190,6 +195,7 @@ export class SourceRunner {
     } catch (err: unknown) {
       this.release(source.name);
       this.log.error({ err, source: source.name }, 'could not record the end of a source run');
+      await this.recordFailure(job, `the end of the run could not be saved: ${err instanceof Error ? err.message : String(err)}`, counts);
       return { status: 'failed' };
     }
   }
@@ -244,7 +250,7 @@ export class SourceRunner {
   private async failed(source: ConfiguredSource, job: Job, counts: RunCounts, err: unknown): Promise<RunOutcome> {
     const failure = new PluginError(source.plugin.name, 'discover', { cause: err });
     this.plugins.noteFailure(source.plugin, failure, new Date(this.clock.now()));
-    const message = err instanceof Error ? err.message : String(err);
+    const message = bounded(err instanceof Error ? err.message : String(err));
     const retryAtMs = isRetryLaterError(err) ? this.clock.now() + (err.retryAfterMs ?? DEFAULT_RETRY_MS) : undefined;
     this.log.error({ err: failure, source: source.name }, 'source run failed');
     await this.state.failed(source.name).catch((stateErr: unknown) => this.log.error({ err: stateErr, source: source.name }, 'could not record a failed source run'));
@@ -264,4 +270,8 @@ export class SourceRunner {
   private release(name: string): void {
     this.running.delete(name);
   }
+}
+
+function bounded(message: string): string {
+  return message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
 }

@@ -32,7 +32,7 @@ export function sourceRoutes(deps: { runner: SourceRunner; schedule: SourceSched
       handle: async () => ({ items: await Promise.all(runner.list().map((source) => view(source.name))) }),
     }),
     route({
-      method: 'post', path: '/sources/:name/run', tag: 'sources', access: 'approver', status: 202, errors: [404, 409],
+      method: 'post', path: '/sources/:name/run', tag: 'sources', access: 'approver', status: 202, errors: [404, 409, 503],
       summary: 'Run a source now; 409 while it runs (with the running job) or when it is disabled',
       params: Type.Object({ name: SourceName }),
       response: SourceRunStarted,

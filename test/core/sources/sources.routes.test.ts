@@ -205,4 +205,14 @@ describe('a third-party source loaded with use:', () => {
     const files = await readdir(app.dataDir);
     assert.ok(files.some((f) => f.startsWith('plugin-source-picks.json')), files.join(', '));
   });
+
+  it('accepts reasons from POST /api/v1/queue too, and names a malformed one', async () => {
+    const reasons = [{ kind: 'friend', text: 'Sam played it all summer', refs: [{ type: 'user', name: 'sam' }] }];
+    const added = await api<{ items: QueueItem[] }>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Stereolab', album: 'Dots and Loops', reasons });
+    assert.equal(added.status, 201);
+    assert.deepEqual(added.body.items[0]?.reasons, reasons);
+    const bad = await api<{ errors: { path: string; message: string }[] }>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Stereolab', album: 'Emperor Tomato Ketchup', reasons: [{ kind: 'friend', text: '' }] });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.errors.some((e) => e.path.includes('reasons') && e.path.includes('text')), JSON.stringify(bad.body.errors));
+  });
 });

@@ -36,7 +36,7 @@ import { serveUi } from './ui/serve-ui.js';
 import { newId } from './ids/new-id.js';
 import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
 import { createLogger } from './logging/create-logger.js';
-import { checkPlugins, createPlugins, type LoadedPlugins } from './plugins/plugin-host.js';
+import { checkPlugins, createPlugins, instanceNameOf, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { CoreStore } from './storage/core-store.js';
 import { CORE_COLLECTIONS, emptyCoreData, type CoreData } from './storage/core-data.js';
@@ -44,7 +44,8 @@ import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { Database } from './storage/database.js';
 import { readVersion } from './version.js';
 import { checkMetadataConfig, openSharedMusicBrainz } from './metadata/shared-musicbrainz.js';
-import { registerDomain, domainRoutes, startDomain, stopDomain } from './register-domain.js';
+import { registerDomain, domainRoutes, startAfterListen, startDomain, stopDomain } from './register-domain.js';
+import { checkSourceEntries } from './sources/check-source-entries.js';
 
 export interface CrateflowOptions {
   config: AppConfig;
@@ -94,6 +95,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     ...DefaultAuthenticator.check(config.ui.auth),
     ...OutboundAddressPolicy.check(config.webhooks_policy),
     ...checkMetadataConfig(config.metadata, musicBrainzUsers),
+    ...checkSourceEntries(config.sources),
     ...checked.problems,
   ];
   if (problems.length > 0) throw new ConfigError(source, problems);
@@ -114,7 +116,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, ...(musicbrainz ? { musicbrainz } : {}),
   }).catch(async (err: unknown) => {
     await musicbrainz?.close();
-    const configPathOf = (name: string) => checked.candidates.find((c) => c.definition.manifest.name === name)?.mount.configPath;
+    const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
     const problems = pluginCreateProblems(err, configPathOf);
     throw problems ? new ConfigError(source, problems) : err;
   });
@@ -211,6 +213,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
           const address = listening.address();
           const port = address && typeof address === 'object' ? address.port : config.server.port;
           resolve({ server: listening, port, host: config.server.host });
+          startAfterListen(container);
         };
         if (reserved) {
           // Bound by reservePort() before the store was opened; from now on the app answers.

@@ -15,6 +15,10 @@ import { libraryRoutes } from './library/library.routes.js';
 import { KnownAlbums } from './queue/known-albums.js';
 import { QueueService } from './queue/queue-service.js';
 import { queueRoutes } from './queue/queue.routes.js';
+import { SourceRunner } from './sources/source-runner.js';
+import { SourceSchedule } from './sources/source-schedule.js';
+import { SourceState } from './sources/source-state.js';
+import { sourceRoutes } from './sources/sources.routes.js';
 import { CoreStore } from './storage/core-store.js';
 import type { Database } from './storage/database.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
@@ -31,6 +35,9 @@ export async function registerDomain(container: DependencyContainer, database: D
   container.registerSingleton(WishlistService);
   container.registerSingleton(DownloadService);
   container.registerSingleton(LibraryService);
+  container.register(SourceState, { useValue: await SourceState.open(database) });
+  container.registerSingleton(SourceRunner);
+  container.registerSingleton(SourceSchedule);
   await container.resolve(JobLog).failInterrupted();
 }
 
@@ -41,6 +48,7 @@ export function domainRoutes(container: DependencyContainer): RouteSpec[] {
     ...wishlistRoutes(container.resolve(WishlistService), downloads),
     ...downloadRoutes(downloads),
     ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),
+    ...sourceRoutes({ runner: container.resolve(SourceRunner), schedule: container.resolve(SourceSchedule), state: container.resolve(SourceState) }),
   ];
 }
 
@@ -58,10 +66,18 @@ export function startDomain(container: DependencyContainer): void {
   scheduler.every('library_sync', parseDuration(config.library.sync_interval), async () => {
     await (await library.startSync('schedule')).done;
   });
+  container.resolve(SourceSchedule).start();
+}
+
+/** Work that waits until the server answers requests: the sources due at start-up (they may take a while). */
+export function startAfterListen(container: DependencyContainer): void {
+  container.resolve(SourceSchedule).afterListen();
 }
 
 /** Stops the periodic work and waits for what is running, a sync started by a request included. */
 export async function stopDomain(container: DependencyContainer): Promise<void> {
+  // Source runs stop at the shutdown signal (aborted before this); one that ignores it is not waited for forever.
+  await container.resolve(SourceRunner).whenIdle(container.resolve<AppConfig>(Tokens.Config).server.shutdown_timeout_ms);
   await container.resolve(JobScheduler).stop();
   await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Role } from '@crateflow/sdk';
 import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
+import { SourceEntry } from './source-entry.schema.js';
 
 // The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
 // auth mode, webhooks and third-party plugins) are only checked here for the keys the core itself reads;
@@ -183,6 +184,7 @@ export const AppConfig = Type.Object(
     events: Events,
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
     metadata: Metadata,
+    sources: Type.Array(SourceEntry, { default: [], maxItems: 100, description: 'discovery sources that fill the pending queue (see README, "Discovery sources")' }),
   },
   { additionalProperties: false },
 );

@@ -3,10 +3,18 @@ import type { Clock } from '@crateflow/sdk';
 import { Tokens } from '../di/tokens.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { CoreStore } from '../storage/core-store.js';
-import type { Job } from './job.schema.js';
+import type { Job, JobProgress } from './job.schema.js';
 
-// Kept per kind, so a flood of one kind (a download client down for hours) never prunes another's history.
+// Kept per kind (and per source for source runs), so a flood of one kind (a download client down for hours)
+// never prunes another's history, nor a source that runs hourly the last run of one that runs daily.
 const KEEP_JOBS_PER_KIND = 100;
+
+/** What a running job reports as it goes: kept in memory only, since it means nothing after a restart. */
+export interface LiveReport {
+  progress?: JobProgress;
+  eta?: string;
+  summary?: Record<string, number>;
+}
 
 /** The record of background work (`GET /api/v1/jobs`): what ran, when, and how it ended. Old entries are pruned. */
 @injectable()
@@ -17,18 +25,29 @@ export class JobLog {
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
-  async start(kind: string, trigger: Job['trigger']): Promise<Job> {
+  // Progress of running jobs, by job id: merged into what get/list answer, dropped when the job ends. A write
+  // to the store per progress report would cost a commit each for nothing a restart could use.
+  private readonly live = new Map<string, LiveReport>();
+
+  async start(kind: string, trigger: Job['trigger'], fields: { source?: string } = {}): Promise<Job> {
     return this.store.mutate((data) => {
-      const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {} };
+      const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {}, ...fields };
       data.jobs[job.id] = job;
       // Finished jobs of this kind beyond the limit go (the new one counts; running ones are never pruned).
-      const finished = Object.values(data.jobs).filter((j) => j.kind === kind && j.status !== 'running');
+      const finished = Object.values(data.jobs).filter((j) => j.kind === kind && j.source === job.source && j.status !== 'running');
       for (const old of finished.slice(0, Math.max(0, finished.length - (KEEP_JOBS_PER_KIND - 1)))) delete data.jobs[old.id];
       return job;
     });
   }
 
+  /** Records how far a running job is (in memory; see `live`). */
+  report(id: string, report: LiveReport): void {
+    if (this.store.data.jobs[id]?.status !== 'running') return;
+    this.live.set(id, { ...this.live.get(id), ...report });
+  }
+
   async finish(id: string, summary: Record<string, number>): Promise<void> {
+    this.live.delete(id);
     await this.store.mutate((data) => {
       const job = data.jobs[id];
       if (!job) return;
@@ -38,7 +57,8 @@ export class JobLog {
     });
   }
 
-  async fail(id: string, error: string, summary: Record<string, number> = {}): Promise<void> {
+  async fail(id: string, error: string, summary: Record<string, number> = {}, fields: { retry_at?: string } = {}): Promise<void> {
+    this.live.delete(id);
     await this.store.mutate((data) => {
       const job = data.jobs[id];
       if (!job) return;
@@ -46,6 +66,7 @@ export class JobLog {
       job.finished_at = this.now();
       job.error = error;
       job.summary = summary;
+      if (fields.retry_at !== undefined) job.retry_at = fields.retry_at;
     });
   }
 
@@ -92,18 +113,26 @@ export class JobLog {
   get(id: string): Job {
     const job = this.store.data.jobs[id];
     if (!job) throw new NotFoundError('job', id);
-    return job;
+    return this.view(job);
   }
 
   list(filter: { kind?: string; status?: Job['status']; limit: number; offset: number }): { items: Job[]; total: number; limit: number; offset: number } {
     const all = Object.values(this.store.data.jobs)
       .filter((j) => (!filter.kind || j.kind === filter.kind) && (!filter.status || j.status === filter.status))
       .reverse();
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+    return { items: all.slice(filter.offset, filter.offset + filter.limit).map((j) => this.view(j)), total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
-  latest(kind: string): Job | undefined {
-    return Object.values(this.store.data.jobs).reverse().find((j) => j.kind === kind);
+  latest(kind: string, source?: string): Job | undefined {
+    const job = Object.values(this.store.data.jobs).reverse().find((j) => j.kind === kind && (source === undefined || j.source === source));
+    return job && this.view(job);
+  }
+
+  /** A job as clients see it: the stored record, with the live report of a running one. */
+  private view(job: Job): Job {
+    const report = job.status === 'running' ? this.live.get(job.id) : undefined;
+    if (!report) return job;
+    return { ...job, ...report, summary: { ...job.summary, ...report.summary } };
   }
 
   private now(): string {

@@ -7,6 +7,10 @@ interface Task {
   intervalMs: number;
   run: () => Promise<void>;
   cancel?: () => void;
+  /** When the planned run is due (clock ms); undefined while none is planned (running, or stopped). */
+  dueAt?: number;
+  /** The delay before the run after the current one, instead of the interval (a service asked to retry later). */
+  nextDelayMs?: number;
   running?: Promise<void>;
 }
 
@@ -38,6 +42,26 @@ export class JobScheduler {
     await this.execute(task);
   }
 
+  /** When a task's next run is planned (clock ms), or undefined while it runs or when it is not scheduled. */
+  nextRunAt(name: string): number | undefined {
+    return this.tasks.get(name)?.dueAt;
+  }
+
+  /**
+   * Plans a task's next run `delayMs` from now instead of one interval on (then the interval again): called from
+   * a run, it applies when that run ends; otherwise it replaces what is planned.
+   */
+  runAgainIn(name: string, delayMs: number): void {
+    const task = this.tasks.get(name);
+    if (!task) return;
+    if (task.running) {
+      task.nextDelayMs = delayMs;
+      return;
+    }
+    task.cancel?.();
+    this.plan(task, delayMs);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const task of this.tasks.values()) task.cancel?.();
@@ -46,10 +70,17 @@ export class JobScheduler {
 
   private plan(task: Task, delayMs: number): void {
     if (this.stopped) return;
-    task.cancel = this.clock.schedule(delayMs, () => {
+    task.dueAt = this.clock.now() + delayMs;
+    const cancel = this.clock.schedule(delayMs, () => {
       task.cancel = undefined;
+      task.dueAt = undefined;
       void this.execute(task);
     });
+    task.cancel = () => {
+      cancel();
+      task.cancel = undefined;
+      task.dueAt = undefined;
+    };
   }
 
   private async execute(task: Task): Promise<void> {
@@ -61,7 +92,9 @@ export class JobScheduler {
       .catch((err: unknown) => this.log.error({ err, task: task.name }, 'scheduled task failed; it runs again at its next interval'))
       .finally(() => {
         task.running = undefined;
-        this.plan(task, task.intervalMs);
+        const delay = task.nextDelayMs ?? task.intervalMs;
+        task.nextDelayMs = undefined;
+        this.plan(task, delay);
       });
     return task.running;
   }

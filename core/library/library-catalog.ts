@@ -1,4 +1,4 @@
-import type { LibraryAlbum } from '@crateflow/sdk';
+import { normalizeName, type LibraryAlbum } from '@crateflow/sdk';
 import type { JsonDocument } from '../storage/json-document.js';
 import { LibraryAlbumsFile, type IndexedLine } from './library-albums-file.js';
 import { AlbumMatcher, type AlbumIdentity } from './library-index.js';
@@ -80,6 +80,21 @@ export class LibraryCatalog {
       total++;
     });
     return { items, total };
+  }
+
+  /**
+   * The artists of the catalogue with how many albums each has, most albums first (then by name): a scan of the
+   * file, for discovery sources that seed from the library. Names that differ only in case or accents count as one.
+   */
+  async artists(): Promise<{ name: string; albums: number }[]> {
+    const byKey = new Map<string, { name: string; albums: number }>();
+    await this.file.scan((album) => {
+      const key = normalizeName(album.artist);
+      const entry = byKey.get(key);
+      if (entry) entry.albums++;
+      else byKey.set(key, { name: album.artist, albums: 1 });
+    });
+    return [...byKey.values()].sort((a, b) => b.albums - a.albums || collator.compare(a.name, b.name));
   }
 
   /** Replaces the whole catalogue with a sync's result, in shelf order, and persists it. */

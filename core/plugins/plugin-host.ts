@@ -17,6 +17,8 @@ export interface PluginStatus {
 
 interface PluginRecordBase {
   name: string;
+  /** The manifest's name; differs from `name` for an instance a mount names itself (a `sources:` entry). */
+  manifestName: string;
   version: string;
   configPath: string;
   status: PluginStatus;
@@ -116,7 +118,7 @@ export async function checkPlugins(
   const problems: PathProblem[] = [];
   const candidates: PluginCandidate[] = [];
   for (const mount of mounts) {
-    const where = mount.slot === 'extra' ? mount.configPath.replace(/\.config$/, '.use') : mount.configPath;
+    const where = mount.usePath ?? (mount.slot === 'extra' ? mount.configPath.replace(/\.config$/, '.use') : mount.configPath);
     let exported: unknown;
     try {
       exported = await loadPluginModule(mount.use, baseDir);
@@ -134,8 +136,9 @@ export async function checkPlugins(
       problems.push({ path: where, message: `plugin "${name}" is a ${kind} plugin, but this block needs a ${mount.slot} plugin` });
       continue;
     }
-    if (candidates.some((c) => c.definition.manifest.name === name)) {
-      problems.push({ path: where, message: `a plugin named "${name}" is already loaded; plugin names must be unique` });
+    const instanceName = mount.instanceName ?? name;
+    if (candidates.some((c) => instanceNameOf(c) === instanceName)) {
+      problems.push({ path: where, message: `a plugin named "${instanceName}" is already loaded; plugin names must be unique` });
       continue;
     }
     let validate: ReturnType<typeof compileStrict>;
@@ -185,7 +188,8 @@ export async function createPlugins(
   const closers: (() => Promise<void>)[] = [];
   const closeAll = () => Promise.all(closers.map((c) => c()));
   for (const candidate of checked.candidates) {
-    const { name, kind, version, uses } = candidate.definition.manifest;
+    const { kind, version, uses } = candidate.definition.manifest;
+    const name = instanceNameOf(candidate);
     const { musicbrainz, ...shared } = deps;
     const usesMusicBrainz = musicbrainz && uses?.includes('musicbrainz');
     const { context, close } = await createPluginContext(name, candidate.config, usesMusicBrainz ? { ...shared, musicbrainz } : shared);
@@ -202,16 +206,22 @@ export async function createPlugins(
       await closeAll();
       throw new Error(`plugin "${name}": create() returned an object without ${missing.join(', ')} (required for a ${kind} plugin)`);
     }
-    const base = { name, version: version ?? '0.0.0', configPath: candidate.mount.configPath, status: {} };
+    const base = { name, manifestName: candidate.definition.manifest.name, version: version ?? '0.0.0', configPath: candidate.mount.configPath, status: {} };
     // missingMembers() checked the members the kind requires; the instance is the plugin's, typed by its kind.
     loaded.push({ ...base, kind, instance } as LoadedPlugin);
   }
   const bySlot = <K extends 'download-client' | 'library' | 'auth'>(kind: K): LoadedPluginOf<K> | undefined => {
-    const name = checked.slots[kind]?.definition.manifest.name;
+    const slot = checked.slots[kind];
+    const name = slot && instanceNameOf(slot);
     const plugin = loaded.find((p) => p.name === name);
     return plugin && plugin.kind === kind ? (plugin as LoadedPluginOf<K>) : undefined;
   };
   return new LoadedPlugins(loaded, bySlot('download-client'), bySlot('library'), bySlot('auth'), closers);
+}
+
+/** The name a created plugin goes by: the manifest's, or the one its mount gives it (a `sources:` entry). */
+export function instanceNameOf(candidate: PluginCandidate): string {
+  return candidate.mount.instanceName ?? candidate.definition.manifest.name;
 }
 
 /** The plugin's own config rules (`checkConfig`), with a plugin that throws there reported like a rule it broke. */

@@ -1,5 +1,6 @@
 import type { PluginKind } from '@crateflow/sdk';
 import { CORE_AUTH_KEYS, CORE_DOWNLOAD_KEYS, CORE_LIBRARY_KEYS, type AppConfig } from '../config/app-config.schema.js';
+import { CORE_SOURCE_KEYS } from '../config/source-entry.schema.js';
 
 /** One plugin to load: where its config block sits in config.yaml, what to import, and the block itself. */
 export interface PluginMount {
@@ -8,13 +9,25 @@ export interface PluginMount {
   use: string;
   config: unknown;
   /** The slot this plugin fills; `extra` for entries of `plugins:`. */
-  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'extra';
+  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'extra';
+  /**
+   * The name the loaded instance goes by (logs, storage, `GET /api/v1/plugins`) when it is not the manifest's:
+   * each `sources:` entry is its own instance, so one plugin can serve several entries.
+   */
+  instanceName?: string;
+  /** Where a plugin that cannot be loaded is reported, when not at `configPath` (`sources[0].use`). */
+  usePath?: string;
 }
 
 export const BUILT_IN = {
   'download-client': { blackhole: '@crateflow/download-blackhole', slskd: '@crateflow/download-slskd' },
   library: { filesystem: '@crateflow/library-filesystem', subsonic: '@crateflow/library-subsonic', jellyfin: '@crateflow/library-jellyfin' },
   auth: { basic: '@crateflow/auth-basic', proxy: '@crateflow/auth-proxy' },
+  source: {
+    'listenbrainz-recommendations': '@crateflow/source-listenbrainz-recommendations',
+    'similar-artists': '@crateflow/source-similar-artists',
+    'new-releases': '@crateflow/source-new-releases',
+  },
 } as const satisfies Partial<Record<PluginKind, Record<string, string>>>;
 
 const WEBHOOKS_PACKAGE = '@crateflow/sink-webhooks';
@@ -41,7 +54,25 @@ export function planPluginMounts(config: AppConfig): PluginMount[] {
   }
   mounts.push({ configPath: 'webhooks', use: WEBHOOKS_PACKAGE, config: config.webhooks, slot: 'event-sink' });
   config.plugins.forEach((entry, i) => mounts.push({ configPath: `plugins[${i}].config`, use: entry.use, config: entry.config, slot: 'extra' }));
+  config.sources.forEach((entry, i) => {
+    // An entry with neither or both of type and use, or an unknown type, is reported by checkSourceEntries().
+    const use = entry.use ?? (entry.type === undefined ? undefined : builtIn(BUILT_IN.source, entry.type));
+    if (use === undefined || (entry.use !== undefined && entry.type !== undefined)) return;
+    mounts.push({
+      configPath: `sources[${i}]`,
+      usePath: `sources[${i}].${entry.use === undefined ? 'type' : 'use'}`,
+      use,
+      config: omit(entry, CORE_SOURCE_KEYS),
+      slot: 'source',
+      instanceName: sourceInstanceName(entry.name),
+    });
+  });
   return mounts;
+}
+
+/** The plugin instance behind a `sources:` entry: its storage document is `plugin-source-<name>`. */
+export function sourceInstanceName(sourceName: string): string {
+  return `source-${sourceName}`;
 }
 
 function omit(block: object, keys: readonly string[]): Record<string, unknown> {

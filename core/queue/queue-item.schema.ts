@@ -1,7 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { ItemType } from '@crateflow/sdk';
+import { ItemType, Reason, ReasonRef } from '@crateflow/sdk';
 
 const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
+
+/**
+ * Why a candidate is proposed (the sdk's Reason, as discovery sources give it), at most 20 per candidate. Read-only
+ * all the way down, as the store hands its records out. `refs` is optional here without the sdk's default, which
+ * ajv cannot apply inside the body's union (one candidate or a list).
+ */
+const Reasons = Type.Immutable(
+  Type.Array(
+    Type.Immutable(Type.Object({ ...Reason.properties, refs: Type.Optional(Type.Immutable(Type.Array(Type.Immutable(ReasonRef), { maxItems: 50 }))) }, { additionalProperties: false })),
+    { maxItems: 20, description: 'why the candidate is proposed, e.g. "similar to Boards of Canada", with what it refers to' },
+  ),
+);
 
 /** What a caller may send to propose a candidate (for the queue or the wishlist). */
 export const Candidate = Type.Object(
@@ -15,6 +27,7 @@ export const Candidate = Type.Object(
     score: Type.Optional(Type.Number({ minimum: -1e9, maximum: 1e9, description: 'relevance; higher is better' })),
     cover_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000, description: 'cover image URL' })),
     year: Type.Optional(Type.Integer({ minimum: 0, maximum: 9999 })),
+    reasons: Type.Optional(Reasons),
   },
   { additionalProperties: false, $id: 'Candidate' },
 );
@@ -35,6 +48,7 @@ export const QueueItem = Type.Object(
     score: Type.Optional(Type.Number()),
     cover_url: Type.Optional(Type.String()),
     year: Type.Optional(Type.Integer()),
+    reasons: Type.Optional(Reasons),
     status: QueueStatus,
     added_at: Type.String(),
     decided_at: Type.Optional(Type.String()),

@@ -47,6 +47,8 @@ const ACCESS: Record<string, Access> = {
   'GET /api/v1/library': 'viewer',
   'GET /api/v1/jobs': 'viewer',
   'GET /api/v1/jobs/{id}': 'viewer',
+  'GET /api/v1/sources': 'viewer',
+  'POST /api/v1/sources/{name}/run': 'approver',
   'GET /api/v1/webhooks': 'viewer',
   'POST /api/v1/webhooks/test': 'admin',
   'GET /api/v1/webhooks/deliveries': 'viewer',

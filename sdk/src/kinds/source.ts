@@ -103,9 +103,11 @@ export interface SourceRun {
 /**
  * A discovery source (kind `source`): proposes candidates for the pending queue, explained and scored.
  *
- * `discover()` yields candidates in batches. The server adds each batch before asking for the next, so what a
- * run found survives a crash; keep your own cursor in `context.storage` (written before you yield the batch it
- * covers) and a run after a kill -9 resumes where the last one stopped. MusicBrainz goes through
+ * `discover()` yields candidates in batches. The server commits each batch to the queue before it asks for the
+ * next one, that is before your generator resumes after `yield`: so keep your own cursor in `context.storage`
+ * and move it past a batch right after the `yield` returns. A run after a kill -9 then resumes where the last
+ * one stopped, losing nothing; at worst it proposes the last batch again, which the server counts as duplicates.
+ * A run that reaches its end should reset the cursor. MusicBrainz goes through
  * `context.musicbrainz` (declare `uses: ['musicbrainz']` in the manifest), whose cache makes a second run cheap.
  *
  * @example
@@ -116,6 +118,7 @@ export interface SourceRun {
  *       if (run.signal.aborted) return;
  *       run.progress(i, artists.length);
  *       yield await candidatesFor(artist, run);
+ *       await storage.set('cursor', i + 1);   // the server has taken the batch
  *     }
  *   },
  * })

@@ -7,6 +7,8 @@ export type { LibraryContractOptions } from './library-contract.js';
 export { testEventSinkContract, eventSinkContractChecks, sampleEvent } from './event-sink-contract.js';
 export type { EventSinkContractOptions, EventSinkService } from './event-sink-contract.js';
 export { testAuthContract, authContractChecks, anonymousRequest } from './auth-contract.js';
+export { testSourceContract, sourceContractChecks, createTestSourceRun } from './source-contract.js';
+export type { SourceContractOptions, TestSourceRun } from './source-contract.js';
 export type { AuthContractOptions } from './auth-contract.js';
 export type { ContractCheck, ContractService, ServiceAndConfig, CommonContractOptions } from './contract-check.js';
 export { createTestContext } from './create-test-context.js';

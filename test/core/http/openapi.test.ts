@@ -46,7 +46,7 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('describes every route from the schemas that validate requests, as OpenAPI 3.1', () => {
     assert.equal(doc.openapi, '3.1.0');
-    for (const path of ['/api/v1/queue/pending', '/api/v1/queue', '/api/v1/queue/{id}/approve', '/api/v1/wishlist/{id}', '/api/v1/library/sync', '/api/v1/jobs/{id}']) {
+    for (const path of ['/api/v1/queue/pending', '/api/v1/queue', '/api/v1/queue/{id}/approve', '/api/v1/wishlist/{id}', '/api/v1/library/sync', '/api/v1/jobs/{id}', '/api/v1/sources', '/api/v1/sources/{name}/run']) {
       assert.ok(doc.paths[path], `missing ${path}`);
     }
     const pending = doc.paths['/api/v1/queue/pending']?.get;

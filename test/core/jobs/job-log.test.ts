@@ -32,4 +32,26 @@ describe('JobLog', () => {
     assert.equal(jobs.list({ kind: 'download_poll', limit: 500, offset: 0 }).total, 100);
     assert.equal(jobs.get(sync.id).status, 'completed');
   });
+
+  it('prunes source runs per source, so an hourly source keeps the last run of a daily one', async () => {
+    const daily = await jobs.start('source_run', 'schedule', { source: 'daily' });
+    await jobs.finish(daily.id, { added: 3 });
+    for (let i = 0; i < 120; i++) {
+      const hourly = await jobs.start('source_run', 'schedule', { source: 'hourly' });
+      await jobs.finish(hourly.id, { added: 0 });
+    }
+    assert.equal(jobs.get(daily.id).summary.added, 3);
+    assert.equal(jobs.list({ kind: 'source_run', limit: 500, offset: 0 }).total, 101);
+  });
+
+  it('shows the live progress of a running job and drops it when the job ends', async () => {
+    const job = await jobs.start('source_run', 'manual', { source: 'live' });
+    jobs.report(job.id, { progress: { done: 2, total: 8 }, eta: '2026-01-01T00:01:00.000Z', summary: { added: 4 } });
+    const running = await api<Record<string, unknown>>(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}`);
+    assert.deepEqual([running.body.progress, running.body.eta, running.body.summary], [{ done: 2, total: 8 }, '2026-01-01T00:01:00.000Z', { added: 4 }]);
+    await jobs.finish(job.id, { added: 5 });
+    jobs.report(job.id, { progress: { done: 9 } });
+    const ended = await api<Record<string, unknown>>(app.baseUrl, 'GET', `/api/v1/jobs/${job.id}`);
+    assert.deepEqual([ended.body.progress, ended.body.eta, ended.body.summary], [undefined, undefined, { added: 5 }]);
+  });
 });

@@ -140,4 +140,39 @@ describe('JobScheduler', () => {
     assert.equal(runs, 0);
     await assert.rejects(scheduler.runNow('unknown'), /no scheduled task "unknown"/);
   });
+
+  it('tells when a task runs next, and nothing while it runs', async () => {
+    const { clock, scheduler } = setup();
+    const gate = deferred();
+    scheduler.every('sync', 1000, () => gate.promise);
+    assert.equal(scheduler.nextRunAt('sync'), 1000);
+    await clock.advance(1000);
+    assert.equal(scheduler.nextRunAt('sync'), undefined, 'running');
+    gate.resolve();
+    await settle();
+    assert.equal(scheduler.nextRunAt('sync'), 2000);
+    assert.equal(scheduler.nextRunAt('unknown'), undefined);
+    await scheduler.stop();
+    assert.equal(scheduler.nextRunAt('sync'), undefined, 'stopped');
+  });
+
+  it('runs a task again at the time a run asked for, then at its interval', async () => {
+    const { clock, scheduler } = setup();
+    const runs: number[] = [];
+    scheduler.every('source', 10_000, async () => {
+      runs.push(clock.now());
+      if (runs.length === 1) scheduler.runAgainIn('source', 500);
+    });
+    await clock.advance(10_000);
+    await settle();
+    assert.equal(scheduler.nextRunAt('source'), 10_500);
+    await clock.advance(500);
+    await settle();
+    assert.equal(scheduler.nextRunAt('source'), 20_500);
+    assert.deepEqual(runs, [10_000, 10_500]);
+    // Asked between runs, it replaces what is planned.
+    scheduler.runAgainIn('source', 100);
+    assert.equal(scheduler.nextRunAt('source'), 10_600);
+    await scheduler.stop();
+  });
 });

@@ -12,7 +12,7 @@ import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { KnownAlbums } from '../queue/known-albums.js';
 import { QueueService } from '../queue/queue-service.js';
-import { compileStrict } from '../schema/ajv.js';
+import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { addCandidates, emptyRunCounts, type RunCounts } from './add-candidates.js';
 import { configuredSources, type ConfiguredSource } from './configured-source.js';
@@ -49,7 +49,8 @@ export interface RunningSource {
 export class SourceRunner {
   private readonly sources: ReadonlyMap<string, ConfiguredSource>;
   private readonly running = new Map<string, Promise<RunningSource>>();
-  private readonly validate = compileStrict<SourceCandidate>(SourceCandidate);
+  // Compiled at the first batch: an instance without sources never pays for it at start-up.
+  private readonly validator = compileStrictOnFirstUse<SourceCandidate>(SourceCandidate);
   private readonly endListeners: ((name: string, outcome: RunOutcome) => void)[] = [];
 
   constructor(
@@ -226,14 +227,15 @@ export class SourceRunner {
 
   private async addBatch(source: ConfiguredSource, batch: readonly unknown[], counts: RunCounts, invalidLogged: { count: number }): Promise<void> {
     const valid: SourceCandidate[] = [];
+    const validate = this.validator();
     for (const [index, candidate] of batch.entries()) {
-      if (this.validate(candidate)) {
+      if (validate(candidate)) {
         valid.push(candidate);
         continue;
       }
       counts.invalid++;
       if (invalidLogged.count++ < LOGGED_INVALID) {
-        const problems = formatSchemaErrors(this.validate.errors, `candidate[${index}]`).map((p) => `${p.path}: ${p.message}`);
+        const problems = formatSchemaErrors(validate.errors, `candidate[${index}]`).map((p) => `${p.path}: ${p.message}`);
         this.log.warn({ source: source.name, problems }, 'the source proposed an invalid candidate; it is skipped');
       }
     }

@@ -94,7 +94,7 @@ export class LibraryCatalog {
       if (entry) entry.albums++;
       else byKey.set(key, { name: album.artist, albums: 1 });
     });
-    return [...byKey.values()].sort((a, b) => b.albums - a.albums || collator.compare(a.name, b.name));
+    return [...byKey.values()].sort((a, b) => b.albums - a.albums || byName(a.name, b.name));
   }
 
   /** Replaces the whole catalogue with a sync's result, in shelf order, and persists it. */
@@ -123,7 +123,10 @@ export class LibraryCatalog {
 // The collator is made on first use: it pages ICU's collation data in (about 3 MB of resident memory), which a
 // process that never sorts a library does not need.
 let collator: Intl.Collator | undefined;
-function shelfOrder(a: LibraryAlbum, b: LibraryAlbum): number {
+function byName(a: string, b: string): number {
   collator ??= new Intl.Collator('en', { sensitivity: 'base', numeric: true });
-  return collator.compare(a.artist, b.artist) || collator.compare(a.album, b.album);
+  return collator.compare(a, b);
+}
+function shelfOrder(a: LibraryAlbum, b: LibraryAlbum): number {
+  return byName(a.artist, b.artist) || byName(a.album, b.album);
 }

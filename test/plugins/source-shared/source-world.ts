@@ -9,6 +9,7 @@ import { MusicBrainzClient } from '../../../core/metadata/musicbrainz-client.js'
 import { startFakeLastFm, type FakeLastFm, type FakeLastFmOptions } from '../../fakes/fake-lastfm.js';
 import { startFakeListenBrainz, type FakeListenBrainz, type FakeListenBrainzOptions } from '../../fakes/fake-listenbrainz.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz } from '../../fakes/fake-musicbrainz.js';
+import type { SimilarityTable } from '../../fakes/fake-listenbrainz-labs.js';
 import type { FakeListenBrainzUser } from '../../fakes/listenbrainz-users.js';
 import { generateMusicBrainzCatalogue, type MusicBrainzCatalogue, type MusicBrainzCatalogueOptions } from '../../fakes/musicbrainz-catalogue.js';
 
@@ -17,6 +18,8 @@ export interface SourceWorldOptions {
   readonly listenbrainz?: Omit<FakeListenBrainzOptions, 'catalogue' | 'users'>;
   /** ListenBrainz accounts made from the catalogue (default the fake's `rob` and `newbie`). */
   readonly listenBrainzUsers?: (catalogue: MusicBrainzCatalogue) => FakeListenBrainzUser[];
+  /** The Labs similarity table, made from the catalogue. */
+  readonly similarity?: (catalogue: MusicBrainzCatalogue) => SimilarityTable;
   readonly lastfm?: Omit<FakeLastFmOptions, 'catalogue'>;
 }
 
@@ -40,7 +43,8 @@ export async function startSourceWorld(t: TestContext, options: SourceWorldOptio
   // No rate limit at the MusicBrainz fake: the client is opened without pacing so tests need no clock work;
   // the client's pacing has its own tests.
   const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false });
-  const listenbrainz = await startFakeListenBrainz({ catalogue, ...options.listenbrainz, ...(options.listenBrainzUsers ? { users: options.listenBrainzUsers(catalogue) } : {}) });
+  const listenbrainz = await startFakeListenBrainz({ catalogue, ...options.listenbrainz, ...(options.listenBrainzUsers ? { users: options.listenBrainzUsers(catalogue) } : {}),
+    ...(options.similarity ? { similarity: options.similarity(catalogue) } : {}) });
   const lastfm = await startFakeLastFm({ catalogue, ...options.lastfm });
   const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-source-'));
   const clients: MusicBrainzClient[] = [];

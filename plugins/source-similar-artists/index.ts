@@ -1,4 +1,4 @@
-import { arrayField, definePlugin, isNotFoundError, isRecord, normalizeName, numberField, PLUGIN_API_VERSION, stringField } from '@crateflow/sdk';
+import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, normalizeName, numberField, PLUGIN_API_VERSION, stringField } from '@crateflow/sdk';
 import type { JsonValue, MusicBrainz, SourceCandidate, SourceRun } from '@crateflow/sdk';
 import { LastFmApi } from './lastfm-api.js';
 import { ListenBrainzApi } from './listenbrainz-api.js';
@@ -76,7 +76,12 @@ export default definePlugin({
         if (!known || row.similarity > known.similarity) rows.set(rowKey, { ...row, name: row.name ?? known?.name ?? null });
       };
       if (mbid) {
-        const body = await listenbrainz.get('similar-artists/json', { artist_mbids: mbid, algorithm: config.algorithm }, run.signal, config.listenbrainz_labs_url);
+        const body = await listenbrainz.get('similar-artists/json', { artist_mbids: mbid, algorithm: config.algorithm }, run.signal, config.listenbrainz_labs_url)
+          .catch((err: unknown) => {
+            // §4: Labs answers bad input (most likely an algorithm it no longer has) with an HTML 400 page.
+            if (run.signal.aborted || isRetryLaterError(err) || !(err instanceof Error)) throw err;
+            throw new Error(`ListenBrainz Labs refused the similar-artists request (check config key algorithm): ${err.message}`, { cause: err });
+          });
         // §4: a flat array in no particular order; integer co-listening scores, made 0–1 by the seed's best.
         const labs = (Array.isArray(body) ? body : []).filter(isRecord).flatMap((row) => {
           const artist = stringField(row, 'artist_mbid');

@@ -125,6 +125,12 @@ describe('source-similar-artists', () => {
     await assert.rejects(collect(wrong.source, libraryRun(world)), (err: unknown) => isCredentialsError(err) && /api_key/.test(err.message) && !err.message.includes('ffff'));
   });
 
+  it('names the algorithm key when Labs refuses the request with its HTML 400', async (t) => {
+    const world = await startSourceWorld(t, { similarity: table });
+    const { source } = await openSource(t, world, { algorithm: 'no_such_algorithm' });
+    await assert.rejects(collect(source, libraryRun(world)), /check config key algorithm/);
+  });
+
   it('resumes after a shutdown midway at the next seed, repeating no request', async (t) => {
     const reference = await startSourceWorld(t, { similarity: table });
     const expected = await collect((await openSource(t, reference)).source, libraryRun(reference));

@@ -12,14 +12,15 @@ export interface RecordingAlbum {
 
 /**
  * The release group to propose for a recording: an album (primary type Album), by default without secondary types
- * (a track that also sits on a compilation or a live album stands for its studio album), the earliest released
- * first (shared/reference/musicbrainz-api.md §6.1). Undefined when the recording is only on singles, EPs or, with
+ * (a track that also sits on a compilation or a live album stands for its studio album, also when secondary
+ * types are included), the earliest released first (shared/reference/musicbrainz-api.md §6.1). Undefined when the recording is only on singles, EPs or, with
  * secondary types excluded, only on compilations.
  */
 export function albumOfRecording(recording: RecordingReleaseGroups, includeSecondaryTypes: boolean): RecordingAlbum | undefined {
   const albums = recording.releaseGroups
     .filter((group) => group.primaryType === 'Album' && (includeSecondaryTypes || group.secondaryTypes.length === 0))
-    .sort(byFirstRelease);
+    // A studio album before a compilation or live album holding the same track, then the earliest.
+    .sort((a, b) => Number(a.secondaryTypes.length > 0) - Number(b.secondaryTypes.length > 0) || byFirstRelease(a, b));
   const album = albums[0];
   if (!album) return undefined;
   return {

@@ -8,7 +8,8 @@ import { tallyAlbums, type AlbumTally } from './tally-albums.js';
 
 /** Candidates handed to the server at a time: each batch is in the queue before the next is made. */
 const BATCH = 10;
-/** Recordings named in a reason's refs at most (the reason allows 50 refs). */
+/** Artists and recordings named in a reason's refs at most (the reason allows 50 refs). */
+const MAX_ARTIST_REFS = 20;
 const MAX_RECORDING_REFS = 10;
 
 /**
@@ -58,7 +59,7 @@ export default definePlugin({
           text: `recommended from your listening: ${tracks} ${tracks === 1 ? 'track' : 'tracks'}`,
           refs: [
             { type: 'user', name: config.user },
-            ...album.artists.map((artist) => ({ type: 'artist' as const, name: artist.name, mbid: artist.mbid })),
+            ...album.artists.slice(0, MAX_ARTIST_REFS).map((artist) => ({ type: 'artist' as const, name: artist.name, mbid: artist.mbid })),
             ...tally.recordings.filter(Boolean).slice(0, MAX_RECORDING_REFS).map((title) => ({ type: 'recording' as const, name: title })),
           ],
         }],

@@ -15,7 +15,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The Labs similar-artists endpoint (shared/reference/listenbrainz-api.md §4): a flat array, integer scores,
  * no order, `null` names for artists missing from the MusicBrainz mirror, and Werkzeug HTML for bad input.
  */
-export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, received: RecordedRequest[]): Promise<LoopbackServer> {
+/** Similar artists per seed MBID, as a test wants them ranked; a seed missing from the table has none (§4: unknown → `[]`). */
+export type SimilarityTable = ReadonlyMap<string, readonly { readonly mbid: string; readonly score: number }[]>;
+
+export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, received: RecordedRequest[], table?: SimilarityTable): Promise<LoopbackServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);
     received.push(request);
@@ -48,6 +51,12 @@ export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, recei
     const rows = inputs.flatMap((input) => {
       const seed = catalogue.artist(input.toLowerCase());
       if (!seed) return [];
+      if (table) {
+        return (table.get(seed.id) ?? []).map(({ mbid, score }) => {
+          const artist = catalogue.artist(mbid);
+          return { artist_mbid: mbid, name: artist?.name ?? null, comment: artist ? artist.disambiguation : null, type: artist?.type ?? null, gender: null, score, reference_mbid: seed.id };
+        }).slice(0, count);
+      }
       const others = catalogue.artists.filter((artist) => artist.id !== seed.id && artist.disambiguation === '');
       const known = others.map((artist, index) => ({ artist_mbid: artist.id, name: artist.name, comment: artist.disambiguation, type: artist.type,
         gender: null, score: 9000 - index * 1337, reference_mbid: seed.id }));

@@ -5,6 +5,7 @@ import { rawRequest } from '../helpers/raw-request.js';
 import { startFakeListenBrainz, type FakeListenBrainz, type FakeListenBrainzOptions } from './fake-listenbrainz.js';
 import { SIMILAR_ARTIST_ALGORITHMS } from './fake-listenbrainz-labs.js';
 import { isJsonObject } from './is-json-object.js';
+import { generateMusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 
 async function start(t: TestContext, options: FakeListenBrainzOptions = {}): Promise<FakeListenBrainz> {
   const fake = await startFakeListenBrainz(options);
@@ -95,5 +96,18 @@ describe('fake ListenBrainz', () => {
     assert.equal((await fetch(`${url}&count=5`)).status, 400, 'count is refused on GET');
     const posted: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=2`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();
     assert.ok(Array.isArray(posted) && posted.length === 2);
+  });
+  it('answers Labs from a similarity table when a test gives one: its rows per seed, null names off the mirror, [] for other seeds', async (t) => {
+    const catalogue = generateMusicBrainzCatalogue();
+    const [seed, similar, other] = catalogue.artists;
+    const offMirror = '00000000-0000-4000-a000-000000000001';
+    const fake = await start(t, { catalogue, similarity: new Map([[seed?.id ?? '', [{ mbid: similar?.id ?? '', score: 700 }, { mbid: offMirror, score: 300 }]]]) });
+    const ask = async (mbid: string): Promise<unknown> => (await fetch(`${fake.labsUrl}/similar-artists/json?artist_mbids=${mbid}&algorithm=${SIMILAR_ARTIST_ALGORITHMS[0] ?? ''}`)).json();
+    const rows = await ask(seed?.id ?? '');
+    assert.ok(Array.isArray(rows));
+    const byMbid = new Map(rows.filter(isJsonObject).map((row) => [row['artist_mbid'], row]));
+    assert.deepEqual([byMbid.get(similar?.id)?.['name'], byMbid.get(similar?.id)?.['score'], byMbid.get(similar?.id)?.['reference_mbid']], [similar?.name, 700, seed?.id]);
+    assert.equal(byMbid.get(offMirror)?.['name'], null);
+    assert.deepEqual(await ask(other?.id ?? ''), []);
   });
 });

@@ -5,7 +5,7 @@ import { listenBrainzUsers, type FakeListenBrainzUser } from './listenbrainz-use
 import { generateMusicBrainzCatalogue, type MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 import { recordRequest, type RecordedRequest } from './recorded-request.js';
 import { replyEmpty, replyJson } from './reply.js';
-import { startFakeListenBrainzLabs } from './fake-listenbrainz-labs.js';
+import { startFakeListenBrainzLabs, type SimilarityTable } from './fake-listenbrainz-labs.js';
 
 /**
  * A real HTTP fake of the ListenBrainz API (`/1`) and, on a second port, its Labs API, per
@@ -18,6 +18,8 @@ export interface FakeListenBrainzOptions {
   readonly clock?: Clock;
   /** Requests per 10 s window per address (§2, default 30); `false` turns the limit off. */
   readonly rateLimit?: number | false;
+  /** The Labs similar-artists answers per seed MBID (default: every other artist, the same for every seed). */
+  readonly similarity?: SimilarityTable;
 }
 
 export interface FakeListenBrainz {
@@ -41,7 +43,7 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
   const limit = options.rateLimit ?? 30;
   const received: RecordedRequest[] = [];
   const window = { start: 0, used: 0 };
-  const labs = await startFakeListenBrainzLabs(catalogue, received);
+  const labs = await startFakeListenBrainzLabs(catalogue, received, options.similarity);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);

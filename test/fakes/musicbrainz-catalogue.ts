@@ -106,7 +106,9 @@ export function generateMusicBrainzCatalogue(options: MusicBrainzCatalogueOption
   const perArtist = options.releaseGroupsPerArtist ?? 12;
   const artists: MbArtist[] = [];
   for (let a = 0; a < (options.artists ?? 4); a++) {
-    const name = NAMES[(a + seed) % NAMES.length] ?? 'Nobody';
+    // Past the ten names, a numeral keeps names unique (a large library has no accidental namesakes).
+    const base = NAMES[(a + seed) % NAMES.length] ?? 'Nobody';
+    const name = a < NAMES.length ? base : `${base} ${Math.floor(a / NAMES.length) + 1}`;
     artists.push({ id: fakeMbid(seed, `artist ${a}`), name, sortName: name, disambiguation: '', type: a % 2 ? 'Person' : 'Group', ...(a % 3 ? { country: 'GB' } : {}) });
   }
   const first = artists[0];

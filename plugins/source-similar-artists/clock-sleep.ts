@@ -1,0 +1,15 @@
+import type { Clock } from '@crateflow/sdk';
+
+/** Waits `ms` on the context's clock (tests move a manual one), giving up early when `signal` aborts. */
+export function clockSleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.schedule(ms, done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -19,6 +19,7 @@ import { CoreStore } from './storage/core-store.js';
 import type { Database } from './storage/database.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
 import { wishlistRoutes } from './wishlist/wishlist.routes.js';
+import { metadataRoutes, proposalIntake, registerMetadata, startMetadata, stopMetadata } from './register-metadata.js';
 
 /** Part of the composition root: the domain services, their routes and their background work. */
 export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
@@ -32,15 +33,17 @@ export async function registerDomain(container: DependencyContainer, database: D
   container.registerSingleton(DownloadService);
   container.registerSingleton(LibraryService);
   await container.resolve(JobLog).failInterrupted();
+  await registerMetadata(container, database.dir);
 }
 
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
   const downloads = container.resolve(DownloadService);
   return [
-    ...queueRoutes(container.resolve(QueueService)),
-    ...wishlistRoutes(container.resolve(WishlistService), downloads),
+    ...queueRoutes(container.resolve(QueueService), proposalIntake(container)),
+    ...wishlistRoutes(container.resolve(WishlistService), downloads, proposalIntake(container)),
     ...downloadRoutes(downloads),
     ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),
+    ...metadataRoutes(container),
   ];
 }
 
@@ -58,11 +61,13 @@ export function startDomain(container: DependencyContainer): void {
   scheduler.every('library_sync', parseDuration(config.library.sync_interval), async () => {
     await (await library.startSync('schedule')).done;
   });
+  startMetadata(container);
 }
 
 /** Stops the periodic work and waits for what is running, a sync started by a request included. */
 export async function stopDomain(container: DependencyContainer): Promise<void> {
   await container.resolve(JobScheduler).stop();
+  await stopMetadata(container);
   await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();
   await container.resolve(LibraryCatalog).close();

@@ -43,8 +43,11 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   status?: number;
   /** Statuses besides the success one that this route can answer with (for the OpenAPI document). */
   errors?: number[];
-  /** The success answer's media type when it is not JSON (the event stream); the answer is then a stream of text. */
-  responseMediaType?: 'text/event-stream';
+  /**
+   * The success answer's media type when it is not JSON: the event stream (a stream of text), or `image` (the bytes
+   * of a JPEG or PNG, with Content-Type set by the handler).
+   */
+  responseMediaType?: 'text/event-stream' | 'image';
   /**
    * For a route that only some auth modes serve (the login form and its sessions exist in basic mode only): those
    * modes, and whether this server serves it. The OpenAPI document lists the route whatever the mode, so a client

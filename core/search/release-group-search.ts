@@ -31,7 +31,7 @@ export class ReleaseGroupSearch {
     const musicbrainz = this.deps.musicbrainz;
     if (!musicbrainz) throw new MetadataUnavailableError();
     const terms = parseSearchQuery(q);
-    if (!terms.title) throw new ValidationError([{ path: 'query.q', message: 'must contain an album title, not only spaces and dashes' }]);
+    if (!terms.title) throw new ValidationError([{ path: 'query.q', message: 'must contain more than spaces' }]);
     let hits: ReleaseGroupHit[];
     try {
       hits = await musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit });

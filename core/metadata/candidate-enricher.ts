@@ -19,6 +19,11 @@ export interface CandidateEnricherOptions {
   readonly signal: AbortSignal;
   /** How long to wait when MusicBrainz keeps refusing (default 60 s). */
   readonly retryAfterMs?: number;
+  /**
+   * How long after new items arrive the worker starts on them (default 1 s): a burst of proposals is answered
+   * before any lookup starts, so the requests that bring them never share the disk and network with it.
+   */
+  readonly settleMs?: number;
 }
 
 /** An album that the worker can look up: pending, with artist and album, without an mbid. */
@@ -36,6 +41,7 @@ export function needsEnrichment(item: Readonly<QueueItem>): boolean {
 export class CandidateEnricher {
   private readonly waiting = new Set<string>();
   private wake: (() => void) | undefined;
+  private cancelSettle: (() => void) | undefined;
   private cancelDelay: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private changing: Promise<unknown> | undefined;
@@ -49,11 +55,12 @@ export class CandidateEnricher {
   /** Queues every pending item that needs enrichment and starts the worker. */
   start(): void {
     if (this.running || this.options.signal.aborted) return;
-    this.enqueue(this.options.queue.pendingItems());
     this.running = this.work().catch((err: unknown) => {
       // A bug, not an outage (those are handled per item): enrichment is only a convenience, so the service goes on.
       this.options.log.error({ err }, 'the enrichment worker stopped');
     });
+    // What a previous run left unenriched (or never got to) is the pending queue itself.
+    this.enqueue(this.options.queue.pendingItems());
   }
 
   /** Queues items that need enrichment (others are ignored); returns at once. */
@@ -64,7 +71,12 @@ export class CandidateEnricher {
       this.waiting.add(item.id);
       added = true;
     }
-    if (added) this.interrupt();
+    if (added && this.wake && !this.cancelSettle) {
+      this.cancelSettle = this.options.clock.schedule(this.options.settleMs ?? 1000, () => {
+        this.cancelSettle = undefined;
+        this.interrupt();
+      });
+    }
   }
 
   /** Resolves when nothing is waiting and nothing is being looked up (tests, and a drain before stopping). */
@@ -152,6 +164,8 @@ export class CandidateEnricher {
     this.wake = undefined;
     wake?.();
     if (this.options.signal.aborted) {
+      this.cancelSettle?.();
+      this.cancelSettle = undefined;
       this.cancelDelay?.();
       this.cancelDelay = undefined;
       for (const resolve of this.idleWaiters.splice(0)) resolve();

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
+import { NotModified } from '../http/not-modified.js';
 import { route, type RouteSpec } from '../http/route.js';
 import type { CoverService } from './cover-service.js';
 
@@ -21,7 +23,7 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
       description:
         'Fetched from the Cover Art Archive the first time, then served from the data dir (cache/covers, at most ' +
         '`metadata.coverartarchive.cache_max_mb`; the least recently served go first). 404 when the release group has no ' +
-        'front cover (remembered for 3 days); 503 with `Retry-After` when the archive cannot be reached or too many covers ' +
+        'front cover (remembered for 3 days); 304 for an `If-None-Match` naming its ETag; 503 with `Retry-After` when the archive cannot be reached or too many covers ' +
         'are being fetched at once.',
       params: Type.Object({ mbid: ReleaseGroupMbid }),
       query: Type.Object(
@@ -29,11 +31,15 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
         { additionalProperties: false },
       ),
       errors: [404, 503],
-      handle: async ({ params, query, setHeader }) => {
+      handle: async ({ params, query, setHeader, request }) => {
         try {
           const image = await covers.image(params.mbid, query.size === 500 ? 500 : 250);
-          setHeader('Content-Type', image.contentType);
+          // From the bytes: a cover fetched again after eviction is usually the same image, and then still matches.
+          const etag = `"${createHash('sha256').update(image.bytes).digest('base64url').slice(0, 22)}"`;
+          setHeader('ETag', etag);
           setHeader('Cache-Control', CACHE_CONTROL);
+          if (matches(request.headers['if-none-match'], etag)) return new NotModified();
+          setHeader('Content-Type', image.contentType);
           return image.bytes;
         } catch (err: unknown) {
           if (err instanceof UpstreamUnavailableError) setHeader('Retry-After', String(err.retryAfterS));
@@ -42,4 +48,13 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
       },
     }),
   ];
+}
+
+/** RFC 9110 §13.1.2: `*`, or a list of tags compared weakly (a `W/` prefix is ignored). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
 }

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { AuthRequest, Identity, Logger, Role } from '@crateflow/sdk';
+import type { NotModified } from './not-modified.js';
 import type { SerializedJson } from './serialized-json.js';
 
 /** What a handler gets: validated input and who is asking. */
@@ -54,8 +55,8 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
    * generated from one server fits every server; a server that does not serve it answers 404.
    */
   onlyInAuthModes?: { modes: readonly string[]; served: boolean };
-  /** The answer's body: a value of the response schema, or the same already serialised. */
-  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | undefined> | Static<R> | SerializedJson | undefined;
+  /** The answer's body: a value of the response schema, or the same already serialised; NotModified for a 304. */
+  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | NotModified | undefined> | Static<R> | SerializedJson | NotModified | undefined;
 }
 
 /** Declares a route with its input types inferred from the schemas. */

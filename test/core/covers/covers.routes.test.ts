@@ -39,6 +39,22 @@ describe('GET /api/v1/covers/:mbid', () => {
     assert.equal(coverArt.requestsTo(`/release-group/${mbid}/front-500`), 1);
   });
 
+  it('answers 304 with no body when If-None-Match names the cover\'s ETag', async (t) => {
+    const { app, album } = await startMetadataApp(t);
+    const first = await fetch(`${app.baseUrl}/api/v1/covers/${album.id}`);
+    assert.equal(first.status, 200);
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag');
+    assert.match(etag ?? '', /^"[A-Za-z0-9_-]{22}"$/);
+    const again = await fetch(`${app.baseUrl}/api/v1/covers/${album.id}`, { headers: { 'if-none-match': `"other", W/${etag ?? ''}` } });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal((await again.arrayBuffer()).byteLength, 0);
+    const otherSize = await fetch(`${app.baseUrl}/api/v1/covers/${album.id}?size=500`, { headers: { 'if-none-match': etag ?? '' } });
+    assert.equal(otherSize.status, 200, 'another size is another image');
+    await otherSize.arrayBuffer();
+  });
+
   it('answers 404 problem+json for a release group without a front cover, and remembers it', async (t) => {
     const { app, coverArt, catalogue } = await startMetadataApp(t);
     const mbid = catalogue.releaseGroups.map((group) => group.id).find((id) => !coverArt.imageOf(id, '250')) ?? '';

@@ -4,6 +4,7 @@ import type { AppConfig } from './config/app-config.schema.js';
 import { CoverService } from './covers/cover-service.js';
 import { coverRoutes } from './covers/covers.routes.js';
 import { Tokens } from './di/tokens.js';
+import { EventBus } from './events/event-bus.js';
 import type { RouteSpec } from './http/route.js';
 import { LibraryCatalog } from './library/library-catalog.js';
 import { CandidateEnricher } from './metadata/candidate-enricher.js';
@@ -51,22 +52,27 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
   }
 }
 
-/** Completes mbid-only candidates before they are stored, and enriches the rest afterwards. */
+/** Completes mbid-only candidates before they are stored. */
 export function proposalIntake(container: DependencyContainer): ProposalIntake {
   const resolver = container.resolve(CandidateResolver);
-  const enricher = enricherOf(container);
-  return {
-    resolve: (proposed, pathOf) => resolver.resolve(proposed, pathOf),
-    added: (items) => enricher?.enqueue(items),
-  };
+  return { resolve: (proposed, pathOf) => resolver.resolve(proposed, pathOf) };
 }
 
 export function metadataRoutes(container: DependencyContainer): RouteSpec[] {
   return [...coverRoutes(container.resolve(CoverService)), ...searchRoutes(container.resolve(ReleaseGroupSearch))];
 }
 
+/** Starts enrichment: of what the queue holds now, and of every item added from now on, by the API or a source. */
 export function startMetadata(container: DependencyContainer): void {
-  enricherOf(container)?.start();
+  const enricher = enricherOf(container);
+  if (!enricher) return;
+  const store = container.resolve(CoreStore);
+  // After the commit (events are published once the change is on disk), so the item is there to read.
+  container.resolve(EventBus).subscribe((event) => {
+    const item = event.type === 'queue_added' && event.data.id !== undefined ? store.data.queue[event.data.id] : undefined;
+    if (item) enricher.enqueue([item]);
+  });
+  enricher.start();
 }
 
 export async function stopMetadata(container: DependencyContainer): Promise<void> {

@@ -68,9 +68,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       handle: async ({ body }) => {
         const batch = Array.isArray(body);
         const candidates = await intake.resolve(batch ? body : [body], (index) => (batch ? `body[${index}]` : 'body'));
-        const result = await queue.add(candidates);
-        intake.added(result.items);
-        return result;
+        return queue.add(candidates);
       },
     }),
     route({

@@ -64,6 +64,18 @@ describe('background enrichment of candidates proposed without an mbid', () => {
     for (const added of res.body.items) assert.deepEqual(await pendingItem(app, added.id), added);
   });
 
+  it('enriches an item that comes back to the pending queue (any queue_added, not only POST /queue)', async (t) => {
+    const clock = new ManualClock();
+    const { app, album } = await startMetadataApp(t, { clock });
+    const res = await api<Added>(app.baseUrl, 'POST', '/api/v1/queue', { artist: creditOf(album), album: album.title });
+    const id = res.body.items[0]?.id ?? '';
+    assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${id}/reject`)).status, 200);
+    await enrich(app, clock);
+    assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${id}/restore`)).status, 200);
+    await enrich(app, clock);
+    assert.equal((await pendingItem(app, id))?.mbid, album.id);
+  });
+
   it('never replaces a year or cover the caller gave', async (t) => {
     const clock = new ManualClock();
     const { app, album } = await startMetadataApp(t, { clock });

@@ -87,11 +87,6 @@ export class CoverService {
     }
   }
 
-  /** Bytes the covers folder holds, as counted against `metadata.coverartarchive.cache_max_mb`. */
-  get cachedBytes(): number {
-    return this.budget.bytes;
-  }
-
   close(): Promise<void> {
     return this.closeHttp();
   }

@@ -45,7 +45,7 @@ export class CandidateEnricher {
   private cancelDelay: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private changing: Promise<unknown> | undefined;
-  private idleWaiters: (() => void)[] = [];
+  private readonly idleWaiters: (() => void)[] = [];
   private busy = false;
 
   constructor(private readonly options: CandidateEnricherOptions) {

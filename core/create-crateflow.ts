@@ -146,7 +146,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.Version, { useValue: version });
   container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
   container.register(Tokens.NewId, { useValue: makeId });
-  container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
+  // A factory, not useValue: tsyringe treats `useValue: undefined` as no provider and fails to resolve the token.
+  container.register(Tokens.MusicBrainz, { useFactory: () => musicbrainz });
   container.register(EventBus, { useValue: events });
   const store = await CoreStore.open(coreDoc, events, database.dir);
   container.register(CoreStore, { useValue: store });

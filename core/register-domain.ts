@@ -23,6 +23,7 @@ import { CoreStore } from './storage/core-store.js';
 import type { Database } from './storage/database.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
 import { wishlistRoutes } from './wishlist/wishlist.routes.js';
+import { metadataRoutes, proposalIntake, registerMetadata, startMetadata, stopMetadata } from './register-metadata.js';
 
 /** Part of the composition root: the domain services, their routes and their background work. */
 export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
@@ -39,16 +40,18 @@ export async function registerDomain(container: DependencyContainer, database: D
   container.registerSingleton(SourceRunner);
   container.registerSingleton(SourceSchedule);
   await container.resolve(JobLog).failInterrupted();
+  await registerMetadata(container, database.dir);
 }
 
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
   const downloads = container.resolve(DownloadService);
   return [
-    ...queueRoutes(container.resolve(QueueService)),
-    ...wishlistRoutes(container.resolve(WishlistService), downloads),
+    ...queueRoutes(container.resolve(QueueService), proposalIntake(container)),
+    ...wishlistRoutes(container.resolve(WishlistService), downloads, proposalIntake(container)),
     ...downloadRoutes(downloads),
     ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),
     ...sourceRoutes({ runner: container.resolve(SourceRunner), schedule: container.resolve(SourceSchedule), state: container.resolve(SourceState) }),
+    ...metadataRoutes(container),
   ];
 }
 
@@ -67,6 +70,7 @@ export function startDomain(container: DependencyContainer): void {
     await (await library.startSync('schedule')).done;
   });
   container.resolve(SourceSchedule).start();
+  startMetadata(container);
 }
 
 /** Work that waits until the server answers requests: the sources due at start-up (they may take a while). */
@@ -79,6 +83,7 @@ export async function stopDomain(container: DependencyContainer): Promise<void> 
   // Source runs stop at the shutdown signal (aborted before this); one that ignores it is not waited for forever.
   await container.resolve(SourceRunner).whenIdle(container.resolve<AppConfig>(Tokens.Config).server.shutdown_timeout_ms);
   await container.resolve(JobScheduler).stop();
+  await stopMetadata(container);
   await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();
   await container.resolve(LibraryCatalog).close();

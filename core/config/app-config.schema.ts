@@ -151,6 +151,7 @@ const MusicBrainzBlock = Type.Object(
 const CoverArtArchiveBlock = Type.Object(
   {
     url: Type.String({ default: 'https://coverartarchive.org', pattern: '^https?://', description: 'the Cover Art Archive (or a test fake)' }),
+    cache_max_mb: Type.Integer({ default: 512, minimum: 1, maximum: 102400, description: 'disk space for stored covers (data dir, cache/covers); the least recently served go first' }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -11,6 +11,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { compileCoercing, compileStrict, type Validator } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import type { Access, RouteSpec } from './route.js';
+import { NotModified } from './not-modified.js';
 import { SerializedJson } from './serialized-json.js';
 
 export const API_PREFIX = '/api/v1';
@@ -146,6 +147,10 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
       log: ctx.state.log ?? options.log,
       setHeader: (name, value) => ctx.set(name, value),
     });
+    if (result instanceof NotModified) {
+      ctx.status = 304;
+      return;
+    }
     const responseCheck = checkResponse();
     if (responseCheck && !responseCheck(result instanceof SerializedJson ? JSON.parse(result.text) : result)) {
       throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered outside its schema: ${JSON.stringify(formatSchemaErrors(responseCheck.errors))}`);

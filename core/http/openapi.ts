@@ -205,6 +205,10 @@ function success(spec: RouteSpec, components: OpenApiComponents): JsonObject {
       content: { 'text/event-stream': { schema: { type: 'string', description: 'event:, id: and data: lines; each data line is one event as JSON' } } },
     };
   }
+  if (spec.responseMediaType === 'image') {
+    const image = (type: string) => ({ schema: { type: 'string', contentMediaType: type } });
+    return { description: 'The image', content: { 'image/jpeg': image('image/jpeg'), 'image/png': image('image/png') } };
+  }
   if (!spec.response) return { description: 'Success, no content' };
   return { description: 'Success', content: { 'application/json': { schema: components.response(spec.response) } } };
 }

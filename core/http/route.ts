@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
 import type { AuthRequest, Identity, Logger, Role } from '@crateflow/sdk';
+import type { NotModified } from './not-modified.js';
 import type { SerializedJson } from './serialized-json.js';
 
 /** What a handler gets: validated input and who is asking. */
@@ -43,16 +44,19 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   status?: number;
   /** Statuses besides the success one that this route can answer with (for the OpenAPI document). */
   errors?: number[];
-  /** The success answer's media type when it is not JSON (the event stream); the answer is then a stream of text. */
-  responseMediaType?: 'text/event-stream';
+  /**
+   * The success answer's media type when it is not JSON: the event stream (a stream of text), or `image` (the bytes
+   * of a JPEG or PNG, with Content-Type set by the handler).
+   */
+  responseMediaType?: 'text/event-stream' | 'image';
   /**
    * For a route that only some auth modes serve (the login form and its sessions exist in basic mode only): those
    * modes, and whether this server serves it. The OpenAPI document lists the route whatever the mode, so a client
    * generated from one server fits every server; a server that does not serve it answers 404.
    */
   onlyInAuthModes?: { modes: readonly string[]; served: boolean };
-  /** The answer's body: a value of the response schema, or the same already serialised. */
-  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | undefined> | Static<R> | SerializedJson | undefined;
+  /** The answer's body: a value of the response schema, or the same already serialised; NotModified for a 304. */
+  handle(input: RouteInput<Static<P>, Static<Q>, Static<B>>): Promise<Static<R> | SerializedJson | NotModified | undefined> | Static<R> | SerializedJson | NotModified | undefined;
 }
 
 /** Declares a route with its input types inferred from the schemas. */

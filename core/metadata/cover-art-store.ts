@@ -27,6 +27,12 @@ export interface CoverArtStoreOptions {
   readonly missingTtlMs?: number;
   /** Downloads at once (default 4). */
   readonly concurrency?: number;
+  /** Downloads that may wait for a turn (default: no bound); one more is refused with `refuse()`. */
+  readonly queued?: number;
+  /** The error a fetch past the waiting queue gets at once. */
+  readonly refuse?: () => Error;
+  /** Told of every file written into the covers folder (images and missing-cover markers), e.g. to cap its size. */
+  readonly onStored?: (path: string, bytes: number) => void;
   readonly timeoutMs?: number;
 }
 
@@ -47,7 +53,16 @@ export class CoverArtStore {
 
   constructor(private readonly options: CoverArtStoreOptions) {
     this.dir = join(options.dataDir, 'cache', 'covers');
-    this.limit = new ConcurrencyLimit({ concurrent: options.concurrency ?? 4 });
+    this.limit = new ConcurrencyLimit({
+      concurrent: options.concurrency ?? 4,
+      ...(options.queued === undefined ? {} : { queued: options.queued }),
+      ...(options.refuse === undefined ? {} : { refuse: options.refuse }),
+    });
+  }
+
+  /** The folder the covers are stored in. */
+  get directory(): string {
+    return this.dir;
   }
 
   /** The front cover at `size` px, or 'none' when the release group has none (or the id is not an MBID). */
@@ -128,6 +143,7 @@ export class CoverArtStore {
     const temporary = `${path}.${randomUUID()}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, path);
+    this.options.onStored?.(path, bytes.length);
   }
 
   private missingPath(mbid: string): string {

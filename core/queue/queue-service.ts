@@ -168,6 +168,31 @@ export class QueueService {
     return item;
   }
 
+  /**
+   * Fills fields a pending item lacks (background enrichment from MusicBrainz). A field already set is never
+   * overwritten, and an mbid another known item carries is not taken. Undefined when the item is no longer pending.
+   */
+  async completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<QueueItem | undefined> {
+    const item = await this.store.mutate((data) => {
+      const found = data.queue[id];
+      if (!found) return undefined;
+      const takenBy = fields.mbid === undefined ? undefined : this.known.find({ artist: '', mbid: fields.mbid });
+      const additions: Partial<QueueItem> = {
+        ...(found.mbid === undefined && fields.mbid !== undefined && (takenBy === undefined || takenBy.id === id) ? { mbid: fields.mbid } : {}),
+        ...(found.year === undefined && fields.year !== undefined ? { year: fields.year } : {}),
+        ...(found.cover_url === undefined && fields.cover_url !== undefined ? { cover_url: fields.cover_url } : {}),
+      };
+      if (Object.keys(additions).length === 0) return found;
+      const completed: QueueItem = { ...found, ...additions };
+      this.known.removePending(found);
+      data.queue[id] = completed;
+      this.known.addPending(completed);
+      return completed;
+    });
+    if (item) this.pending.invalidate();
+    return item;
+  }
+
   /** Counts for the dashboard. */
   pendingCount(): number {
     return this.pending.list({ sort: 'added_at', order: 'desc' }).length;

@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
 import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, QueueItemId } from './queue-api.schema.js';
-import { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
+import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
+import type { ProposalIntake } from './proposal-intake.js';
+import { ProposedCandidate } from './proposed-candidate.schema.js';
 
 const MAX_BATCH = 1000;
 const StatusQuery = Type.Object(
@@ -43,7 +45,7 @@ const PendingQuery = Type.Object(
 );
 
 /** The queue API (CONTRACT §2 "Queue"). */
-export function queueRoutes(queue: QueueService): RouteSpec[] {
+export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/queue/pending', tag: 'queue', access: 'viewer',
@@ -55,10 +57,19 @@ export function queueRoutes(queue: QueueService): RouteSpec[] {
     route({
       method: 'post', path: '/queue', tag: 'queue', access: 'approver', status: 201,
       summary: 'Add one candidate or up to 1000; duplicates of queued, wishlisted or owned albums are skipped',
-      body: Type.Union([Candidate, Type.Array(Candidate, { minItems: 1, maxItems: MAX_BATCH })]),
-      errors: [507],
+      description:
+        'A candidate may give only `mbid` (a MusicBrainz release group; at most 10 such per request): artist, album, year and ' +
+        'cover are then filled from MusicBrainz before it is stored (400 naming `mbid` when MusicBrainz does not know it, 503 ' +
+        'when it cannot be reached or `metadata.contact` is not set; nothing is stored then). Albums sent with artist and ' +
+        'album but no mbid are stored at once and looked up in the background.',
+      body: Type.Union([ProposedCandidate, Type.Array(ProposedCandidate, { minItems: 1, maxItems: MAX_BATCH })]),
+      errors: [503, 507],
       response: AddResult,
-      handle: ({ body }) => queue.add(Array.isArray(body) ? body : [body]),
+      handle: async ({ body }) => {
+        const batch = Array.isArray(body);
+        const candidates = await intake.resolve(batch ? body : [body], (index) => (batch ? `body[${index}]` : 'body'));
+        return queue.add(candidates);
+      },
     }),
     route({
       method: 'get', path: '/queue', tag: 'queue', access: 'viewer',

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
-import { Candidate } from '../queue/queue-item.schema.js';
+import type { ProposalIntake } from '../queue/proposal-intake.js';
+import { ProposedCandidate } from '../queue/proposed-candidate.schema.js';
 import type { DownloadService } from '../downloads/download-service.js';
 import { WishlistItem, WishlistPage, WishlistStatus } from './wishlist-item.schema.js';
 import type { WishlistService } from './wishlist-service.js';
@@ -8,7 +9,7 @@ import type { WishlistService } from './wishlist-service.js';
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'wishlist item id' });
 
 /** The wishlist API (CONTRACT §2). */
-export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadService): RouteSpec[] {
+export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadService, intake: ProposalIntake): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/wishlist', tag: 'wishlist', access: 'viewer',
@@ -25,11 +26,16 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
       handle: ({ query }) => wishlist.list(query),
     }),
     route({
-      method: 'post', path: '/wishlist', tag: 'wishlist', access: 'approver', status: 201, errors: [409],
+      method: 'post', path: '/wishlist', tag: 'wishlist', access: 'approver', status: 201, errors: [409, 503],
       summary: 'Add an item straight to the wishlist',
-      body: Candidate,
+      description: 'Given only `mbid` (a MusicBrainz release group), artist, album and year are filled from MusicBrainz first.',
+      body: ProposedCandidate,
       response: WishlistItem,
-      handle: ({ body }) => wishlist.add(body),
+      handle: async ({ body }) => {
+        const [candidate] = await intake.resolve([body], () => 'body');
+        if (!candidate) throw new Error('resolving one candidate gave none');
+        return wishlist.add(candidate);
+      },
     }),
     route({
       method: 'delete', path: '/wishlist/:id', tag: 'wishlist', access: 'approver', errors: [404],

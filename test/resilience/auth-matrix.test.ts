@@ -55,6 +55,8 @@ const ACCESS: Record<string, Access> = {
   'POST /api/v1/webhooks/deliveries/{id}/redeliver': 'admin',
   'GET /api/v1/stats': 'viewer',
   'GET /api/v1/events/stream': 'viewer',
+  'GET /api/v1/search': 'viewer',
+  'GET /api/v1/covers/{mbid}': 'viewer',
 };
 const RANK: Record<Access, number> = { public: 0, viewer: 1, approver: 2, admin: 3 };
 

@@ -20,6 +20,8 @@ import { runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess } from './service-process.js';
 import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport } from './statistics.js';
+import { startFakeCoverArtArchive } from '../fakes/fake-cover-art-archive.js';
+import { startFakeMusicBrainz } from '../fakes/fake-musicbrainz.js';
 
 // Issue 10, part 3: hostile input. A generated corpus of at least 100,000 requests against every operation of
 // GET /api/v1/openapi.json (path params substituted), then a set of raw byte-level requests no client library
@@ -69,12 +71,25 @@ describe('hostile input', () => {
     assert.ok(receiverAddress && typeof receiverAddress === 'object');
     const liveWebhookUrl = `http://127.0.0.1:${receiverAddress.port}/hook`;
 
+    // Search, covers and mbid lookups reach these fakes, never the public services (and a metadata route answers
+    // 4xx for hostile input, not a 503 for a service that is not configured or not reachable).
+    const musicbrainz = await startFakeMusicBrainz({ rateLimit: false });
+    const coverArt = await startFakeCoverArtArchive({ catalogue: musicbrainz.catalogue });
+    t.after(() => Promise.all([musicbrainz.close(), coverArt.close()]));
+
     const port = await freePort();
     const requestsDir = join(dir, 'blackhole', 'requests');
     const configPath = await writeServiceConfig(dir, port, {
       log: { level: 'error' },
       download_client: { requests_dir: requestsDir, complete_dir: join(dir, 'blackhole', 'complete'), poll_interval: '1s', max_active: 100 },
       webhooks: [{ name: 'hostile-hook', url: liveWebhookUrl, events: ['queue_approved', 'queue_rejected', 'wishlist_removed'], timeout_ms: 2000, retry: 1 }],
+      replace: {
+        metadata: {
+          contact: 'crateflow-tests@example.org',
+          musicbrainz: { url: musicbrainz.url, request_interval_ms: 0 },
+          coverartarchive: { url: coverArt.url },
+        },
+      },
     });
     const service = await startServiceProcess({ script: SERVICE_CHILD, args: ['--config', configPath], port });
     let crashed = false;

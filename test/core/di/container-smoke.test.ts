@@ -14,12 +14,17 @@ import { QueueService } from '../../../core/queue/queue-service.js';
 import { CoreStore } from '../../../core/storage/core-store.js';
 import { WishlistService } from '../../../core/wishlist/wishlist-service.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
+import { CoverService } from '../../../core/covers/cover-service.js';
+import { CandidateEnricher } from '../../../core/metadata/candidate-enricher.js';
+import { CandidateResolver } from '../../../core/metadata/candidate-resolver.js';
+import { ReleaseGroupSearch } from '../../../core/search/release-group-search.js';
 
 describe('the DI container', () => {
   let first: StartedApp;
   let second: StartedApp;
   before(async () => {
-    first = await startApp();
+    // With a contact, every token resolves to a value (without one, Tokens.MusicBrainz is undefined); no request is made.
+    first = await startApp({ config: { metadata: { contact: 'crateflow-tests@example.org' } } });
     second = await startApp();
   });
   after(async () => {
@@ -30,7 +35,7 @@ describe('the DI container', () => {
   it('resolves every root registration', () => {
     const { container } = first.crateflow;
     for (const token of Object.values(Tokens)) assert.notEqual(container.resolve(token), undefined, String(token));
-    for (const service of [CoreStore, EventBus, LibraryCatalog, KnownAlbums, JobLog, JobScheduler, QueueService, WishlistService, DownloadService, LibraryService]) {
+    for (const service of [CoreStore, EventBus, LibraryCatalog, KnownAlbums, JobLog, JobScheduler, QueueService, WishlistService, DownloadService, LibraryService, CoverService, CandidateResolver, ReleaseGroupSearch, CandidateEnricher]) {
       assert.ok(container.resolve<object>(service) instanceof service, service.name);
     }
   });

@@ -59,7 +59,7 @@ describe('POST /api/v1/queue', () => {
     const { app } = await startQueueApp(t);
     const res = await api<Problem>(app.baseUrl, 'POST', '/api/v1/queue', [{ artist: 'Low' }, { album: 'No artist' }]);
     assert.equal(res.status, 400);
-    assert.ok(res.body.errors?.some((e) => e.path === 'body[1].artist' && e.message === 'is required'), JSON.stringify(res.body.errors));
+    assert.ok(res.body.errors?.some((e) => e.path === 'body[1].artist' && /^is required/.test(e.message)), JSON.stringify(res.body.errors));
     const single = await api<Problem>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', year: 'soon' });
     assert.equal(single.status, 400);
     assert.ok(single.body.errors?.some((e) => e.path === 'body.year'), JSON.stringify(single.body.errors));

@@ -144,10 +144,14 @@ describe('POST /api/v1/wishlist', () => {
 
   it('answers 400 naming the field of a bad body', async (t) => {
     const { app } = await freshApp(t);
-    const res = await api<Problem>(app.baseUrl, 'POST', '/api/v1/wishlist', { album: 'No artist', mbid: 'not-an-mbid' });
+    const res = await api<Problem>(app.baseUrl, 'POST', '/api/v1/wishlist', { album: 'No artist', mbid: 'not-an-mbid', year: 'soon' });
     assert.equal(res.status, 400);
     const paths = res.body.errors?.map((e) => e.path) ?? [];
-    assert.ok(paths.includes('body.artist') && paths.includes('body.mbid'), JSON.stringify(res.body.errors));
+    assert.ok(paths.includes('body.year') && paths.includes('body.mbid'), JSON.stringify(res.body.errors));
+    // Without an mbid to look up, the artist is required.
+    const noArtist = await api<Problem>(app.baseUrl, 'POST', '/api/v1/wishlist', { album: 'No artist' });
+    assert.equal(noArtist.status, 400);
+    assert.deepEqual(noArtist.body.errors?.map((e) => e.path), ['body.artist']);
   });
 });
 

@@ -1,0 +1,93 @@
+import { createHttpClient, HttpRequestError, isRetryLaterError, type Clock, type Logger } from '@crateflow/sdk';
+import { readFile } from 'node:fs/promises';
+import type { MetadataConfig } from '../config/app-config.schema.js';
+import { NotFoundError } from '../errors/not-found-error.js';
+import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
+import { CoverArtStore, type CoverSize } from '../metadata/cover-art-store.js';
+import { CoverCacheBudget } from './cover-cache-budget.js';
+
+export interface CoverImage {
+  readonly bytes: Buffer;
+  readonly contentType: string;
+}
+
+export interface CoverServiceOptions {
+  readonly metadata: MetadataConfig;
+  readonly dataDir: string;
+  readonly version: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+// Downloads at once, and how many more may wait: beyond that a flood of distinct mbids is refused (503) at once
+// instead of holding a connection each while it waits its turn.
+const CONCURRENT_FETCHES = 4;
+const WAITING_FETCHES = 32;
+const RETRY_AFTER_S = 30;
+
+/**
+ * Front covers for GET /covers/{mbid}: fetched from the Cover Art Archive once, stored in the data dir under a
+ * size cap, and served from there. It needs no `metadata.contact`: the Cover Art Archive is not MusicBrainz and
+ * asks nothing of its User-Agent, which still names Crateflow (and the contact when one is set).
+ */
+export class CoverService {
+  /** Use {@link CoverService.open}: it reads the covers folder. (Public only because the DI container names the class.) */
+  constructor(
+    private readonly store: CoverArtStore,
+    private readonly budget: CoverCacheBudget,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly closeHttp: () => Promise<void>,
+  ) {}
+
+  static async open(options: CoverServiceOptions): Promise<CoverService> {
+    const contact = options.metadata.contact?.trim();
+    const userAgent = `Crateflow/${options.version}${contact ? ` ( ${contact} )` : ''}`;
+    const http = createHttpClient({ userAgent, defaultTimeoutMs: 20_000, connectionsPerOrigin: CONCURRENT_FETCHES });
+    let budget: CoverCacheBudget | undefined;
+    const store = new CoverArtStore({
+      dataDir: options.dataDir,
+      http,
+      clock: options.clock,
+      log: options.log,
+      userAgent,
+      baseUrl: options.metadata.coverartarchive.url.replace(/\/+$/, ''),
+      concurrency: CONCURRENT_FETCHES,
+      queued: WAITING_FETCHES,
+      refuse: () => new UpstreamUnavailableError('Cover Art Archive', 1, { busy: true }),
+      onStored: (path, bytes) => {
+        budget?.stored(path, bytes).catch((err: unknown) => options.log.warn({ err, path }, 'could not trim the covers folder; it is tried again at the next stored cover'));
+      },
+    });
+    budget = await CoverCacheBudget.open({ dir: store.directory, maxBytes: options.metadata.coverartarchive.cache_max_mb * 1024 * 1024, log: options.log });
+    return new CoverService(store, budget, options.clock, options.log, () => http.close());
+  }
+
+  /** The release group's front cover at `size`: 404 when it has none, 503 when the archive cannot be reached. */
+  async image(releaseGroupMbid: string, size: CoverSize): Promise<CoverImage> {
+    const mbid = releaseGroupMbid.toLowerCase();
+    // Twice at most: the file can be evicted between being found and being read, and the second time fetches it.
+    for (let attempt = 1; ; attempt++) {
+      const stored = await this.store.get(mbid, size).catch((err: unknown) => {
+        if (err instanceof UpstreamUnavailableError) throw err;
+        if (isRetryLaterError(err) || err instanceof HttpRequestError) {
+          this.log.warn({ err, mbid }, 'the Cover Art Archive could not be reached');
+          throw new UpstreamUnavailableError('Cover Art Archive', RETRY_AFTER_S, { cause: err });
+        }
+        throw err;
+      });
+      if (stored === 'none') throw new NotFoundError('front cover of release group', mbid);
+      try {
+        const bytes = await readFile(stored.path);
+        this.budget.served(stored.path, this.clock.now());
+        return { bytes, contentType: stored.contentType };
+      } catch (err: unknown) {
+        if (attempt >= 2 || !(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.closeHttp();
+  }
+}

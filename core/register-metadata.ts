@@ -1,0 +1,85 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { Clock, Logger, MusicBrainz } from '@crateflow/sdk';
+import type { AppConfig } from './config/app-config.schema.js';
+import { CoverService } from './covers/cover-service.js';
+import { coverRoutes } from './covers/covers.routes.js';
+import { Tokens } from './di/tokens.js';
+import { EventBus } from './events/event-bus.js';
+import type { RouteSpec } from './http/route.js';
+import { LibraryCatalog } from './library/library-catalog.js';
+import { CandidateEnricher } from './metadata/candidate-enricher.js';
+import { CandidateResolver } from './metadata/candidate-resolver.js';
+import { KnownAlbums } from './queue/known-albums.js';
+import type { ProposalIntake } from './queue/proposal-intake.js';
+import { QueueService } from './queue/queue-service.js';
+import { ReleaseGroupSearch } from './search/release-group-search.js';
+import { searchRoutes } from './search/search.routes.js';
+import { CoreStore } from './storage/core-store.js';
+
+/**
+ * Part of the composition root: covers, search, lookups by mbid and background enrichment (issue #19). Covers
+ * work without `metadata.contact`; everything that asks MusicBrainz needs it (503 naming it otherwise), and the
+ * enrichment worker exists only with it.
+ */
+export async function registerMetadata(container: DependencyContainer, dataDir: string): Promise<void> {
+  const config = container.resolve<AppConfig>(Tokens.Config);
+  const log = container.resolve<Logger>(Tokens.Log);
+  const clock = container.resolve<Clock>(Tokens.Clock);
+  const musicbrainz = container.resolve<MusicBrainz | undefined>(Tokens.MusicBrainz);
+  const store = container.resolve(CoreStore);
+  container.register(CoverService, {
+    useValue: await CoverService.open({ metadata: config.metadata, dataDir, version: container.resolve<string>(Tokens.Version), clock, log: log.child({ component: 'covers' }) }),
+  });
+  container.register(CandidateResolver, { useValue: new CandidateResolver(musicbrainz, log) });
+  container.register(ReleaseGroupSearch, {
+    useValue: new ReleaseGroupSearch({ musicbrainz, known: container.resolve(KnownAlbums), library: container.resolve(LibraryCatalog), store, log }),
+  });
+  if (musicbrainz) {
+    const queue = container.resolve(QueueService);
+    container.register(CandidateEnricher, {
+      useValue: new CandidateEnricher({
+        musicbrainz,
+        queue: {
+          pendingItem: (id) => store.data.queue[id],
+          pendingItems: () => Object.values(store.data.queue),
+          completePending: (id, fields) => queue.completePending(id, fields),
+        },
+        clock,
+        log: log.child({ component: 'enrichment' }),
+        signal: container.resolve<AbortSignal>(Tokens.ShutdownSignal),
+      }),
+    });
+  }
+}
+
+/** Completes mbid-only candidates before they are stored. */
+export function proposalIntake(container: DependencyContainer): ProposalIntake {
+  const resolver = container.resolve(CandidateResolver);
+  return { resolve: (proposed, pathOf) => resolver.resolve(proposed, pathOf) };
+}
+
+export function metadataRoutes(container: DependencyContainer): RouteSpec[] {
+  return [...coverRoutes(container.resolve(CoverService)), ...searchRoutes(container.resolve(ReleaseGroupSearch))];
+}
+
+/** Starts enrichment: of what the queue holds now, and of every item added from now on, by the API or a source. */
+export function startMetadata(container: DependencyContainer): void {
+  const enricher = enricherOf(container);
+  if (!enricher) return;
+  const store = container.resolve(CoreStore);
+  // After the commit (events are published once the change is on disk), so the item is there to read.
+  container.resolve(EventBus).subscribe((event) => {
+    const item = event.type === 'queue_added' && event.data.id !== undefined ? store.data.queue[event.data.id] : undefined;
+    if (item) enricher.enqueue([item]);
+  });
+  enricher.start();
+}
+
+export async function stopMetadata(container: DependencyContainer): Promise<void> {
+  await enricherOf(container)?.stop();
+  await container.resolve(CoverService).close();
+}
+
+function enricherOf(container: DependencyContainer): CandidateEnricher | undefined {
+  return container.isRegistered(CandidateEnricher) ? container.resolve(CandidateEnricher) : undefined;
+}

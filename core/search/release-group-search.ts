@@ -1,0 +1,66 @@
+import { isRetryLaterError, type Logger, type MusicBrainz, type ReleaseGroupHit } from '@crateflow/sdk';
+import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
+import { ValidationError } from '../errors/validation-error.js';
+import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
+import type { LibraryCatalog } from '../library/library-catalog.js';
+import type { AlbumIdentity } from '../library/library-index.js';
+import { coverUrlOf, creditOf, yearOf } from '../metadata/release-group-fields.js';
+import type { KnownAlbums } from '../queue/known-albums.js';
+import type { CoreStore } from '../storage/core-store.js';
+import { parseSearchQuery } from './parse-search-query.js';
+import type { ReleaseGroupResult, SearchResults } from './search.schema.js';
+
+export interface ReleaseGroupSearchDeps {
+  /** Undefined when `metadata.contact` is not set: then every search answers 503 naming it. */
+  readonly musicbrainz: MusicBrainz | undefined;
+  readonly known: KnownAlbums;
+  readonly library: LibraryCatalog;
+  readonly store: CoreStore;
+  readonly log: Logger;
+}
+
+/**
+ * GET /search: release groups from MusicBrainz (through the shared client, so answers come from its disk cache
+ * when asked again), each marked with where Crateflow already has it: in the library, pending in the queue, on
+ * the wishlist, or rejected. The marks use the same matching as de-duplication (mbid, else normalised names).
+ */
+export class ReleaseGroupSearch {
+  constructor(private readonly deps: ReleaseGroupSearchDeps) {}
+
+  async search(q: string, limit: number): Promise<SearchResults> {
+    const musicbrainz = this.deps.musicbrainz;
+    if (!musicbrainz) throw new MetadataUnavailableError();
+    const terms = parseSearchQuery(q);
+    if (!terms.title) throw new ValidationError([{ path: 'query.q', message: 'must contain more than spaces' }]);
+    let hits: ReleaseGroupHit[];
+    try {
+      hits = await musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit });
+    } catch (err: unknown) {
+      if (!isRetryLaterError(err)) throw err;
+      this.deps.log.warn({ err }, 'MusicBrainz could not be reached for a search');
+      throw new UpstreamUnavailableError('MusicBrainz', 30, { cause: err });
+    }
+    return { items: hits.map((hit) => this.result(hit)), ...(terms.artist ? { artist: terms.artist } : {}), title: terms.title };
+  }
+
+  private result(hit: ReleaseGroupHit): ReleaseGroupResult {
+    const artist = creditOf(hit);
+    const year = yearOf(hit);
+    const album: AlbumIdentity = { artist, album: hit.title, mbid: hit.mbid };
+    const { known, library, store } = this.deps;
+    return {
+      mbid: hit.mbid,
+      artist,
+      title: hit.title,
+      ...(year === undefined ? {} : { year }),
+      primary_type: hit.primaryType,
+      secondary_types: [...hit.secondaryTypes],
+      score: hit.score,
+      cover_url: coverUrlOf(hit.mbid),
+      in_library: library.owns(album),
+      queued: known.findPending(album) !== undefined,
+      wishlisted: known.findWanted(album) !== undefined,
+      rejected: store.history.find(album)?.status === 'rejected',
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import { route, type RouteSpec } from '../http/route.js';
+import type { ReleaseGroupSearch } from './release-group-search.js';
+import { SearchQuery, SearchResults } from './search.schema.js';
+
+/** GET /search: find release groups on MusicBrainz to propose or wishlist by mbid. */
+export function searchRoutes(search: ReleaseGroupSearch): RouteSpec[] {
+  return [
+    route({
+      method: 'get', path: '/search', tag: 'metadata', access: 'viewer', errors: [503],
+      summary: 'Release groups on MusicBrainz, each marked in_library, queued, wishlisted or rejected',
+      description:
+        'Searches MusicBrainz release groups by title, or by artist and title when `q` is written "Artist - Album". ' +
+        'Answers are cached on disk (a day). 503 `metadata-unavailable` when `metadata.contact` is not set (MusicBrainz ' +
+        'asks every application for a contact); 503 `upstream-unavailable` when MusicBrainz cannot be reached.',
+      query: SearchQuery,
+      response: SearchResults,
+      handle: ({ query }) => search.search(query.q, query.limit),
+    }),
+  ];
+}

@@ -1,6 +1,7 @@
 import type { SourceCandidate } from '@crateflow/sdk';
 import type { Candidate } from '../queue/queue-item.schema.js';
 import type { QueueService } from '../queue/queue-service.js';
+import { coverUrlOf } from '../metadata/release-group-fields.js';
 
 /** The counts of a source run, as its job's summary. */
 export interface RunCounts {
@@ -46,6 +47,8 @@ function toQueueCandidate(candidate: SourceCandidate, sourceName: string): Candi
     source: sourceName,
     score: candidate.score,
     ...(candidate.year !== undefined ? { year: candidate.year } : {}),
+    // A source's candidate is a release group: its cover is served by Crateflow (fetched on first view).
+    cover_url: coverUrlOf(candidate.mbid),
     reasons: candidate.reasons,
   };
 }

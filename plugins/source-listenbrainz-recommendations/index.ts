@@ -1,6 +1,5 @@
-import { definePlugin, isNotFoundError, PLUGIN_API_VERSION, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
+import { definePlugin, isNotFoundError, isRecord, ListenBrainzApi, PLUGIN_API_VERSION, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
 import { albumOfRecording } from './album-of-recording.js';
-import { ListenBrainzApi } from './listenbrainz-api.js';
 import { RecommendationsConfig } from './recommendations-config.schema.js';
 import { RecommendationsCursor, type RecommendationsRun } from './recommendations-cursor.js';
 import { readRecommendations } from './recommended-recording.js';
@@ -39,6 +38,7 @@ export default definePlugin({
         if (isNotFoundError(err)) throw new Error(`ListenBrainz does not know the user "${config.user}" (config key user): ${err.message}`, { cause: err });
         throw err;
       });
+      if (body !== undefined && !isRecord(body)) throw new Error('ListenBrainz answered the recommendations with JSON that is not an object');
       if (!body) {
         // §3.1: 204 is "not computed yet" (new accounts, between model runs): a clean run with nothing to propose.
         log.info({ user: config.user }, 'ListenBrainz has no recommendations for this user yet');

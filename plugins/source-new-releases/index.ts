@@ -1,9 +1,7 @@
-import { definePlugin, isRecord, normalizeName, PLUGIN_API_VERSION, type MusicBrainz, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
+import { definePlugin, isRecord, normalizeName, PLUGIN_API_VERSION, resolveArtist, StorageCache, type MusicBrainz, type ResolvedArtist, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
 import { NewReleasesConfig } from './new-releases-config.schema.js';
 import { NewReleasesCursor } from './new-releases-cursor.js';
 import { isInWindow, releaseWindow } from './release-window.js';
-import { resolveArtist, type ResolvedArtist } from './resolve-artist.js';
-import { StorageCache } from './storage-cache.js';
 
 const BATCH = 10;
 const DAY = 24 * 60 * 60 * 1000;

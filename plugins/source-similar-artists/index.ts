@@ -1,12 +1,9 @@
-import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, normalizeName, numberField, PLUGIN_API_VERSION, stringField } from '@crateflow/sdk';
-import type { JsonValue, MusicBrainz, SourceCandidate, SourceRun } from '@crateflow/sdk';
+import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, ListenBrainzApi, normalizeName, numberField, PLUGIN_API_VERSION, resolveArtist, StorageCache, stringField } from '@crateflow/sdk';
+import type { JsonValue, MusicBrainz, ResolvedArtist, SourceCandidate, SourceRun } from '@crateflow/sdk';
 import { LastFmApi } from './lastfm-api.js';
-import { ListenBrainzApi } from './listenbrainz-api.js';
-import { resolveArtist, type ResolvedArtist } from './resolve-artist.js';
 import { SimilarArtistsConfig, similarArtistsConfigProblems } from './similar-artists-config.schema.js';
 import { SimilarArtistsCursor, type SimilarArtistsRun } from './similar-artists-cursor.js';
 import { orderedSeeds, SimilarityTally, similarityText, type Seed, type SimilarArtist, type TallyEntry } from './similarity-tally.js';
-import { StorageCache } from './storage-cache.js';
 
 const BATCH = 10;
 const DAY = 24 * 60 * 60 * 1000;

@@ -26,6 +26,14 @@ export type { DiscoverySource, SourceRun, KnownAs, LibraryArtist } from './kinds
 export type { MusicBrainz, ReleaseGroupQuery, CreditedArtist, ReleaseGroup, ReleaseGroupHit, RecordingReleaseGroups, Artist, ArtistHit } from './musicbrainz.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
 export { normalizeName, albumKey, nameWords } from './normalize-name.js';
+// Helpers for discovery sources: waiting on the context clock, a TTL cache in plugin storage, a ListenBrainz client
+// with its rate-limit manners, and finding the MusicBrainz artist a library name means.
+export { clockSleep } from './clock-sleep.js';
+export { StorageCache } from './storage-cache.js';
+export { ListenBrainzApi } from './listenbrainz-api.js';
+export type { ListenBrainzApiOptions } from './listenbrainz-api.js';
+export { resolveArtist } from './resolve-artist.js';
+export type { ResolvedArtist } from './resolve-artist.js';
 /**
  * typebox (`Type`, `Static`, `TSchema`), re-exported so plugins build their config schemas with the same copy the
  * server validates with. Stick to JSON-Schema types (no `Type.Date` and the like): the server validates with ajv.

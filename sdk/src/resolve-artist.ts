@@ -1,4 +1,6 @@
-import { normalizeName, type MusicBrainz, type SourceRun } from '@crateflow/sdk';
+import type { SourceRun } from './kinds/source.js';
+import type { MusicBrainz } from './musicbrainz.js';
+import { normalizeName } from './normalize-name.js';
 
 export interface ResolvedArtist {
   readonly mbid: string;
@@ -13,6 +15,9 @@ const MAX_NAMESAKES = 3;
  * and whose name is the same once normalised count. Namesakes tie at score 100 (shared/reference/musicbrainz-api.md
  * §6.5), so when several remain, the one whose albums the user owns wins; then the one with more albums (the
  * obscure namesake usually has few), then MusicBrainz's order.
+ *
+ * @example
+ * const artist = await resolveArtist(musicbrainz, 'Low', run);   // { mbid, name } or undefined
  */
 export async function resolveArtist(musicbrainz: MusicBrainz, name: string, run: SourceRun): Promise<ResolvedArtist | undefined> {
   const wanted = normalizeName(name);

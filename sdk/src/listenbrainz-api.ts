@@ -1,5 +1,8 @@
-import { isHttpRequestError, isRecord, NotFoundError, RetryLaterError, stringField, type Clock, type HttpClient } from '@crateflow/sdk';
+import type { Clock } from './clock.js';
 import { clockSleep } from './clock-sleep.js';
+import { isHttpRequestError, NotFoundError, RetryLaterError } from './errors.js';
+import type { HttpClient } from './http-client.js';
+import { isRecord, stringField } from './json-fields.js';
 
 export interface ListenBrainzApiOptions {
   readonly http: HttpClient;
@@ -11,10 +14,14 @@ export interface ListenBrainzApiOptions {
 }
 
 /**
- * The part of the ListenBrainz API (`/1`) this source reads, with the service's manners
+ * A ListenBrainz API client for sources (recommendations, statistics, Labs), with the service's manners
  * (shared/reference/listenbrainz-api.md): a 204 has no body and means "nothing computed yet"; every answer carries
  * `X-RateLimit-*` headers (the Labs API, asked through `origin`, publishes none), and when a window is used up the next request waits for it to reset instead of
  * earning a 429; a 429 anyway (another client on the same address) is a RetryLaterError for the server to retry.
+ *
+ * @example
+ * const lb = new ListenBrainzApi({ http, clock, baseUrl: config.listenbrainz_url, token: config.token, timeoutMs: 20_000 });
+ * const body = await lb.get(`1/cf/recommendation/user/${encodeURIComponent(user)}/recording`, { count: '200' }, run.signal);
  */
 export class ListenBrainzApi {
   private resumeAt = 0;

@@ -1,8 +1,15 @@
-import { isRecord, numberField, type Clock, type JsonValue, type PluginStorage } from '@crateflow/sdk';
+import type { Clock } from './clock.js';
+import { isRecord, numberField } from './json-fields.js';
+import type { JsonValue } from './json-value.js';
+import type { PluginStorage } from './plugin-storage.js';
 
 /**
  * Answers kept in the plugin's storage for `ttlMs` under one key prefix, so a second run asks the public APIs
  * only about what is new. Bounded: `prune()` drops expired entries, then the oldest beyond `maxEntries`.
+ *
+ * @example
+ * const similar = new StorageCache(storage, clock, 'similar/', 7 * 86_400_000, 5000);
+ * const cached = similar.get(seedMbid) ?? (await fetchSimilar(seedMbid));
  */
 export class StorageCache {
   constructor(

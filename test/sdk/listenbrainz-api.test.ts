@@ -1,9 +1,8 @@
-import { createHttpClient, isNotFoundError, isRetryLaterError } from '@crateflow/sdk';
+import { createHttpClient, isNotFoundError, isRetryLaterError, ListenBrainzApi } from '@crateflow/sdk';
 import { ManualClock } from '@crateflow/sdk/testing';
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { ListenBrainzApi } from '../../../plugins/source-similar-artists/listenbrainz-api.js';
-import { startFakeListenBrainz, type FakeListenBrainz } from '../../fakes/fake-listenbrainz.js';
+import { startFakeListenBrainz, type FakeListenBrainz } from '../fakes/fake-listenbrainz.js';
 
 async function setUp(t: TestContext, rateLimit: number) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 0, 0, 3));

@@ -28,6 +28,11 @@ export class CoverCacheBudget {
 
   private constructor(private readonly options: CoverCacheBudgetOptions) {}
 
+  /** A budget that knows of no file yet (the folder could not be read): it counts what is stored from now on. */
+  static empty(options: CoverCacheBudgetOptions): CoverCacheBudget {
+    return new CoverCacheBudget(options);
+  }
+
   /** Reads what the folder holds (a missing folder holds nothing), removes temporary files a crash left, and trims it. */
   static async open(options: CoverCacheBudgetOptions): Promise<CoverCacheBudget> {
     const budget = new CoverCacheBudget(options);

@@ -31,10 +31,10 @@ const RETRY_AFTER_S = 30;
  * asks nothing of its User-Agent, which still names Crateflow (and the contact when one is set).
  */
 export class CoverService {
-  /** Use {@link CoverService.open}: it reads the covers folder. (Public only because the DI container names the class.) */
+  /** Use {@link CoverService.open}. (Public only because the DI container names the class.) */
   constructor(
     private readonly store: CoverArtStore,
-    private readonly budget: CoverCacheBudget,
+    private readonly budget: Promise<CoverCacheBudget>,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly closeHttp: () => Promise<void>,
@@ -44,7 +44,7 @@ export class CoverService {
     const contact = options.metadata.contact?.trim();
     const userAgent = `Crateflow/${options.version}${contact ? ` ( ${contact} )` : ''}`;
     const http = createHttpClient({ userAgent, defaultTimeoutMs: 20_000, connectionsPerOrigin: CONCURRENT_FETCHES });
-    let budget: CoverCacheBudget | undefined;
+    let budget: Promise<CoverCacheBudget> | undefined;
     const store = new CoverArtStore({
       dataDir: options.dataDir,
       http,
@@ -56,10 +56,16 @@ export class CoverService {
       queued: WAITING_FETCHES,
       refuse: () => new UpstreamUnavailableError('Cover Art Archive', 1, { busy: true }),
       onStored: (path, bytes) => {
-        budget?.stored(path, bytes).catch((err: unknown) => options.log.warn({ err, path }, 'could not trim the covers folder; it is tried again at the next stored cover'));
+        budget?.then((known) => known.stored(path, bytes)).catch((err: unknown) => options.log.warn({ err, path }, 'could not trim the covers folder; it is tried again at the next stored cover'));
       },
     });
-    budget = await CoverCacheBudget.open({ dir: store.directory, maxBytes: options.metadata.coverartarchive.cache_max_mb * 1024 * 1024, log: options.log });
+    // The folder is read in the background: a cache of many thousand covers would otherwise hold up every start.
+    // Covers stored meanwhile are counted once it is read; the cap then trims what is over it.
+    const budgetOptions = { dir: store.directory, maxBytes: options.metadata.coverartarchive.cache_max_mb * 1024 * 1024, log: options.log };
+    budget = CoverCacheBudget.open(budgetOptions).catch((err: unknown) => {
+      options.log.error({ err, dir: store.directory }, 'could not read the covers folder: only covers stored from now on count towards its cap');
+      return CoverCacheBudget.empty(budgetOptions);
+    });
     return new CoverService(store, budget, options.clock, options.log, () => http.close());
   }
 
@@ -79,7 +85,8 @@ export class CoverService {
       if (stored === 'none') throw new NotFoundError('front cover of release group', mbid);
       try {
         const bytes = await readFile(stored.path);
-        this.budget.served(stored.path, this.clock.now());
+        const servedAt = this.clock.now();
+        void this.budget.then((known) => known.served(stored.path, servedAt));
         return { bytes, contentType: stored.contentType };
       } catch (err: unknown) {
         if (attempt >= 2 || !(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
@@ -87,7 +94,8 @@ export class CoverService {
     }
   }
 
-  close(): Promise<void> {
-    return this.closeHttp();
+  async close(): Promise<void> {
+    await this.budget; // the folder's reading finishes before the data dir is let go
+    await this.closeHttp();
   }
 }

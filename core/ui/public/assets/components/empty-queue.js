@@ -44,9 +44,8 @@ export function EmptyQueue({ canAdd, canRun, onAdded }) {
     <details class="empty-queue-setup" open=${!sources.loading && list.length === 0}>
       <summary>Set up a source</summary>
       <${ErrorNotice} error=${sources.error} onRetry=${sources.reload} />
-      ${sources.data && list.length === 0 ? html`<p>No discovery source is configured. Add one under <code>sources:</code> in
-        <code>config.yaml</code> and restart Crateflow; the README's section "Discovery sources" lists the types and their settings,
-        for example:</p>
+      ${sources.data && list.length === 0 ? html`<p>No discovery source is configured. Add one under <code>sources:</code> in <code>config.yaml</code>${' '}
+        and restart Crateflow; the README's section "Discovery sources" lists the types and their settings, for example:</p>
         <pre class="empty-queue-example">sources:\n  - name: similar\n    type: similar-artists\n    schedule: 1d</pre>` : null}
       ${list.length > 0 ? html`<p>Configured sources (change them under <code>sources:</code> in <code>config.yaml</code>):</p>
         <ul class="plain-list empty-queue-sources" aria-label="Discovery sources">

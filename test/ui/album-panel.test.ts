@@ -73,7 +73,7 @@ describe('album panel', () => {
       await stubDetail(page);
       await page.goto('/queue');
 
-      const opener = page.getByRole('button', { name: 'Details of Broadcast — Tender Buttons' });
+      const opener = page.getByRole('button', { name: 'Broadcast Tender Buttons', exact: true });
       await opener.click();
       const panel = page.getByRole('dialog', { name: 'Broadcast Tender Buttons' });
       const tracks = panel.getByRole('list', { name: 'Tracks' });
@@ -105,7 +105,7 @@ describe('album panel', () => {
       await page.locator('button.album-open:focus').filter({ hasText: 'Tender Buttons' }).waitFor();
 
       // A failed lookup is a message with a retry, not an empty panel.
-      await page.getByRole('button', { name: 'Details of Broadcast — Haha Sound' }).click();
+      await page.getByRole('button', { name: 'Broadcast Haha Sound', exact: true }).click();
       const failed = page.getByRole('dialog', { name: 'Broadcast Haha Sound' });
       await failed.getByRole('alert').filter({ hasText: 'MusicBrainz cannot be reached' }).waitFor();
       await failed.getByRole('button', { name: 'Try again' }).waitFor();
@@ -129,7 +129,7 @@ describe('album panel', () => {
     const w = await openPage(browser, { baseURL: app.baseUrl });
     const { page } = w;
     await page.goto('/wishlist');
-    await page.getByRole('button', { name: 'Details of Stereolab — Dots and Loops' }).click();
+    await page.getByRole('button', { name: 'Stereolab Dots and Loops', exact: true }).click();
     const panel = page.getByRole('dialog', { name: 'Stereolab Dots and Loops' });
     await panel.getByText('The tracks are shown once the album is matched on MusicBrainz.').waitFor();
     assert.equal(await panel.getByRole('link', { name: 'Bandcamp search' }).getAttribute('href'), 'https://bandcamp.com/search?q=Stereolab%20Dots%20and%20Loops');

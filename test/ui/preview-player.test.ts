@@ -70,7 +70,11 @@ describe('preview player', () => {
     });
   }
 
-  const audioState = (page: Page) => page.waitForFunction(readAudio, {}).then((handle) => handle.jsonValue());
+  async function audioState(page: Page): Promise<AudioSeen> {
+    const seen = await (await page.waitForFunction(readAudio, {})).jsonValue();
+    if (!seen) throw new Error('the page has no preview <audio> element');
+    return seen;
+  }
 
   /** Waits until the player's time is past `seconds` and it is playing: time really advances. */
   const playsPast = (page: Page, seconds: number) => page.waitForFunction(readAudio, { minTime: seconds, playing: true });

@@ -147,6 +147,29 @@ export function usePreview() {
   return current;
 }
 
+/**
+ * One value derived from the player's state; the caller re-renders only when that value changes (not on every
+ * `timeupdate`, which would re-render every row's play button several times a second).
+ * @template T
+ * @param {(s: PreviewState) => T} select
+ * @returns {T}
+ */
+function usePreviewValue(select) {
+  const [value, setValue] = useState(() => select(state));
+  const latest = useRef(select);
+  latest.current = select;
+  useEffect(() => {
+    /** @param {PreviewState} s */
+    const listener = (s) => setValue(latest.current(s));
+    listeners.add(listener);
+    listener(state);
+    return () => {
+      listeners.delete(listener);
+    };
+  }, []);
+  return value;
+}
+
 /** @param {number} seconds */
 const clock = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, '0')}`;
 
@@ -155,9 +178,11 @@ const clock = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seco
  * @param {{ album: PreviewAlbum, name: string }} props
  */
 export function PlayButton({ album, name }) {
-  const preview = usePreview();
-  const mine = preview.key === albumKey(album);
-  const playing = mine && (preview.status === 'playing' || preview.status === 'loading');
+  const key = albumKey(album);
+  // '' (not this album), 'current' (loaded, paused or silent) or 'playing'
+  const mode = usePreviewValue((s) => (s.key !== key ? '' : s.status === 'playing' || s.status === 'loading' ? 'playing' : 'current'));
+  const mine = mode !== '';
+  const playing = mode === 'playing';
   return html`<button type="button" class=${`btn btn-small btn-play${mine ? ' btn-play-current' : ''}`}
     aria-label=${`${playing ? 'Pause' : 'Play'} preview of ${name}`} aria-pressed=${playing ? 'true' : 'false'}
     onClick=${(/** @type {Event} */ e) => {

@@ -289,13 +289,15 @@ class QueueRow extends Component {
     const name = releaseName(item);
     return html`<tr data-row-index=${index} data-id=${item.id} class=${`${active ? 'row-active' : ''} ${selected ? 'row-selected' : ''}`} onClick=${() => actions.activate(index)}>
       ${canDecide ? html`<td class="col-select"><input type="checkbox" aria-label=${`Select ${name}`} checked=${selected} onChange=${() => actions.toggle(item.id)} /></td>` : null}
-      <td class="col-cover" onClick=${() => actions.open(item)}><${Cover} url=${item.cover_url} artist=${item.artist} /></td>
-      <td class="col-release"><div class="release-line">
+      <td class="col-cover"><div class="cover-slot">
+        <span class="cover-open" onClick=${() => actions.open(item)}><${Cover} url=${item.cover_url} artist=${item.artist} /></span>
         <${PlayButton} album=${item} name=${name} />
-        <button type="button" class="album-open" aria-label=${`Details of ${name}`} onClick=${() => actions.open(item)}>
+      </div></td>
+      <td class="col-release">
+        <button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => actions.open(item)}>
         <span class="release-artist">${item.artist}</span>
         <span class="release-work">${item.album || item.title || ''}${item.type === 'track' ? html` <span class="muted">(track)</span>` : null}</span>
-        </button></div>
+        </button>
         <span class="release-meta">${[item.source, item.score !== undefined ? `score ${item.score}` : '', item.year].filter(Boolean).join(' · ')}</span>
       </td>
       <td class="col-source">${item.source}</td>

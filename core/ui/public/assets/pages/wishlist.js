@@ -57,7 +57,7 @@ export function WishlistPage({ session, params }) {
       <thead><tr><th>Release</th><th>Status</th><th>Added</th><th>Download path</th>${canEdit ? html`<th><span class="visually-hidden">Actions</span></th>` : null}</tr></thead>
       <tbody>
         ${data && data.items.map((item) => html`<tr key=${item.id}>
-          <td data-label="Release"><button type="button" class="album-open" aria-label=${`Details of ${releaseName(item)}`} onClick=${() => setPanel(item)}>
+          <td data-label="Release"><button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => setPanel(item)}>
             <span class="release-artist">${item.artist}</span> <span class="release-work">${item.album || item.title || ''}</span></button></td>
           <td data-label="Status"><${Badge} state=${item.status} />${item.not_before ? html` <span class="muted">next try ${formatTime(item.not_before)}</span>` : null}</td>
           <td data-label="Added"><time datetime=${item.added_at} title=${formatTime(item.added_at)}>${formatAgo(item.added_at)}</time></td>

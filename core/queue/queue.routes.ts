@@ -15,7 +15,7 @@ const StatusQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const AddResult = Type.Object(
+export const AddResult = Type.Object(
   {
     items: Type.Array(QueueItem),
     duplicates: Type.Integer({ description: 'how many candidates were not added' }),

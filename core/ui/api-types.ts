@@ -21,6 +21,9 @@ import type { WebhookTargetList as WebhookTargetListSchema } from '../http/route
 import type { Job as JobSchema } from '../jobs/job.schema.js';
 import type { LibraryPage as LibraryPageSchema, SyncStarted as SyncStartedSchema } from '../library/library-api.schema.js';
 import type { QueueItem as QueueItemSchema } from '../queue/queue-item.schema.js';
+import type { AddResult as QueueAddResultSchema } from '../queue/queue.routes.js';
+import type { ReleaseGroupResult as ReleaseGroupResultSchema, SearchResults as SearchResultsSchema } from '../search/search.schema.js';
+import type { SourceList as SourceListSchema, SourceRunStarted as SourceRunStartedSchema, SourceView as SourceViewSchema } from '../sources/sources-api.schema.js';
 import type {
   ApproveSelection as ApproveSelectionSchema,
   BulkResult as BulkResultSchema,
@@ -72,3 +75,50 @@ export type WebhookTestRequest = Static<typeof WebhookTestRequestSchema>;
 export type WebhookTestResult = Static<typeof WebhookTestResultSchema>;
 export type WebhookDelivery = Static<typeof WebhookDeliverySchema>;
 export type WebhookDeliveryPage = Static<typeof WebhookDeliveryPageSchema>;
+
+/** `POST /queue` (one candidate or many): what was added and what was skipped as a duplicate. */
+export type QueueAddResult = Static<typeof QueueAddResultSchema>;
+
+/** `GET /search?q=`: MusicBrainz release groups, each flagged in_library, queued, wishlisted or rejected. */
+export type ReleaseGroupResult = Static<typeof ReleaseGroupResultSchema>;
+export type SearchResults = Static<typeof SearchResultsSchema>;
+
+/** `GET /sources`, `POST /sources/:name/run`. */
+export type SourceView = Static<typeof SourceViewSchema>;
+export type SourceList = Static<typeof SourceListSchema>;
+export type SourceRunStarted = Static<typeof SourceRunStartedSchema>;
+
+/*
+ * Previews and album detail: written by hand, in the shapes agreed with the branch that builds their routes
+ * (`GET /previews`, `GET /release-groups/:mbid`). Once that branch is merged, replace both with the Static types of
+ * its schemas, as above, so the UI is checked against what the server really sends.
+ */
+
+/** One 30-second preview of a track, on the provider's CDN. */
+export interface PreviewTrack {
+  title: string;
+  artist: string;
+  position?: number;
+  duration_s?: number;
+  preview_url: string;
+  source: string;
+  link?: string;
+}
+
+/** `GET /previews?mbid=` (or `artist` and `album`). */
+export interface Previews {
+  tracks: PreviewTrack[];
+  source: string;
+}
+
+/** `GET /release-groups/:mbid`: an album's facts, its tracks (first release) and where to read about it. */
+export interface ReleaseGroupDetail {
+  mbid: string;
+  title: string;
+  artist: string;
+  year?: number;
+  primary_type: string | null;
+  secondary_types: string[];
+  tracks: { position: number; title: string; length_s?: number }[];
+  links: { musicbrainz: string; listenbrainz: string; lastfm: string; bandcamp_search: string };
+}

@@ -19,6 +19,13 @@ import { api } from './api.js';
 /** @typedef {import('../../api-types.js').WebhookTestRequest} WebhookTestRequest */
 /** @typedef {import('../../api-types.js').WebhookTestResult} WebhookTestResult */
 /** @typedef {import('../../api-types.js').WebhookDeliveryPage} WebhookDeliveryPage */
+/** @typedef {import('../../api-types.js').QueueAddResult} QueueAddResult */
+/** @typedef {import('../../api-types.js').WishlistItem} WishlistItem */
+/** @typedef {import('../../api-types.js').SearchResults} SearchResults */
+/** @typedef {import('../../api-types.js').SourceList} SourceList */
+/** @typedef {import('../../api-types.js').SourceRunStarted} SourceRunStarted */
+/** @typedef {import('../../api-types.js').Previews} Previews */
+/** @typedef {import('../../api-types.js').ReleaseGroupDetail} ReleaseGroupDetail */
 
 /**
  * A decision on pending queue items, as it appears in the route's path.
@@ -168,3 +175,55 @@ export const getWebhookDeliveries = (search, signal) => api(`/webhooks/deliverie
  * @returns {Promise<unknown>}
  */
 export const redeliverWebhook = (id) => api(`/webhooks/deliveries/${segment(id)}/redeliver`, { method: 'POST' });
+
+/**
+ * `GET /search?q=`: release groups on MusicBrainz, flagged in library, queued, wishlisted or rejected.
+ * @param {string} q
+ * @param {AbortSignal} signal
+ * @returns {Promise<SearchResults>}
+ */
+export const searchReleaseGroups = (q, signal) => api(`/search?q=${segment(q)}`, { signal });
+
+/**
+ * `POST /queue` with a MusicBrainz release group id alone: the server fills in the rest.
+ * @param {string} mbid
+ * @returns {Promise<QueueAddResult>}
+ */
+export const proposeByMbid = (mbid) => api('/queue', { method: 'POST', body: { mbid } });
+
+/**
+ * `POST /wishlist` with a MusicBrainz release group id alone: wanted at once, without a decision in the queue.
+ * @param {string} mbid
+ * @returns {Promise<WishlistItem>}
+ */
+export const wishByMbid = (mbid) => api('/wishlist', { method: 'POST', body: { mbid } });
+
+/**
+ * `GET /sources`: the configured discovery sources and their runs.
+ * @param {AbortSignal} signal
+ * @returns {Promise<SourceList>}
+ */
+export const getSources = (signal) => api('/sources', { signal });
+
+/**
+ * `POST /sources/:name/run`: starts a run now.
+ * @param {string} name
+ * @returns {Promise<SourceRunStarted>}
+ */
+export const runSource = (name) => api(`/sources/${segment(name)}/run`, { method: 'POST' });
+
+/**
+ * `GET /previews` with a query string from `query()` (`mbid`, or `artist` and `album`).
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<Previews>}
+ */
+export const getPreviews = (search, signal) => api(`/previews${search}`, { signal });
+
+/**
+ * `GET /release-groups/:mbid`: facts, tracks and research links of an album.
+ * @param {string} mbid
+ * @param {AbortSignal} signal
+ * @returns {Promise<ReleaseGroupDetail>}
+ */
+export const getReleaseGroup = (mbid, signal) => api(`/release-groups/${segment(mbid)}`, { signal });

@@ -5,6 +5,7 @@ import { logOut } from '../endpoints.js';
 import { navigate } from '../router.js';
 import { stopLive, useLiveStatus } from '../live.js';
 import { errorText, toast } from './notice.js';
+import { PreviewPlayer } from './preview-player.js';
 
 const NAV = [
   ['/', 'Dashboard'],
@@ -64,5 +65,6 @@ export function Layout({ session, path, onSignedOut, children }) {
       </div>
     </header>
     <main id="main" class="content" tabindex="-1">${children}</main>
+    <${PreviewPlayer} />
   </div>`;
 }

@@ -8,7 +8,9 @@ export const QUEUE_KEYS = [
   ['x', 'select or unselect the item'],
   ['a', 'approve the selection, or the item'],
   ['r', 'reject the selection, or the item'],
-  ['n / p', 'next / previous page'],
+  ['n / b', 'next / previous page'],
+  ['p', 'play or pause the preview of the item'],
+  ['t', 'next track of the preview'],
   ['/', 'search'],
   ['Esc', 'clear the selection'],
   ['?', 'show or hide this list'],
@@ -37,6 +39,8 @@ function typingIn(target) {
  * @property {() => void} previousPage
  * @property {() => void} focusSearch
  * @property {() => void} clear
+ * @property {() => void} togglePreview
+ * @property {() => void} nextTrack
  */
 
 /**
@@ -52,6 +56,8 @@ export function useQueueKeys(actions) {
     /** @param {KeyboardEvent} event */
     const onKey = (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
+      // An open dialog (Add, the album panel) has its own keys: nothing is decided behind it.
+      if (event.target instanceof Element && event.target.closest('dialog')) return;
       if (typingIn(event.target)) {
         if (event.key === 'Escape') event.target.blur();
         return;
@@ -60,7 +66,8 @@ export function useQueueKeys(actions) {
       /** @type {Record<string, (() => void) | undefined>} */
       const map = {
         j: () => a.move(1), k: () => a.move(-1), x: a.toggle, a: a.approve, r: a.reject,
-        n: a.nextPage, p: a.previousPage, '/': a.focusSearch, Escape: a.clear, '?': () => setOpen((o) => !o),
+        n: a.nextPage, b: a.previousPage, p: a.togglePreview, t: a.nextTrack,
+        '/': a.focusSearch, Escape: a.clear, '?': () => setOpen((o) => !o),
       };
       const run = map[event.key];
       if (!run) return;

@@ -14,6 +14,10 @@ import { Pager } from '../components/pager.js';
 import { SearchBox } from '../components/search-box.js';
 import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
 import { DecidedQueue, restoreItems } from './queue-decided.js';
+import { AddButton } from '../components/add-dialog.js';
+import { AlbumPanel } from '../components/album-panel.js';
+import { EmptyQueue } from '../components/empty-queue.js';
+import { nextTrack, playAlbum, PlayButton } from '../components/preview-player.js';
 
 /** @typedef {import('../../../api-types.js').QueueItem} QueueItem */
 /** @typedef {import('../endpoints.js').Decision} Decision */
@@ -35,6 +39,7 @@ import { DecidedQueue, restoreItems } from './queue-decided.js';
  * @property {(index: number) => void} activate
  * @property {(id: string) => void} toggle
  * @property {(item: QueueItem, decision: Decision) => void} decide
+ * @property {(item: QueueItem) => void} open shows the album panel
  */
 
 /** @type {[value: string, label: string][]} */
@@ -102,6 +107,7 @@ function PendingQueue({ session, params }) {
   const [hidden, setHidden] = useState(/** @returns {Set<string>} */ () => new Set());
   const [active, setActive] = useState(0);
   const [busy, setBusy] = useState(false);
+  const [panel, setPanel] = useState(/** @type {QueueItem | null} */ (null));
   const searchRef = useRef(/** @type {HTMLInputElement | null} */ (null));
   const canDecide = session.can('approver');
 
@@ -170,6 +176,8 @@ function PendingQueue({ session, params }) {
     previousPage: () => view.offset > 0 && move(Math.max(0, view.offset - view.limit)),
     focusSearch: () => searchRef.current && searchRef.current.focus(),
     clear: () => setSelected(new Set()),
+    togglePreview: () => items[active] && playAlbum(items[active], releaseName(items[active])),
+    nextTrack,
   });
 
   useEffect(() => {
@@ -179,7 +187,7 @@ function PendingQueue({ session, params }) {
 
   // Rows get one stable object of callbacks, so a row re-renders only when its own item or flags change.
   /** @type {RowActions} */
-  const latestActions = { activate: setActive, toggle, decide: (item, d) => decide([item], d) };
+  const latestActions = { activate: setActive, toggle, decide: (item, d) => decide([item], d), open: setPanel };
   const rowActions = useRef(latestActions);
   Object.assign(rowActions.current, latestActions);
 
@@ -187,7 +195,10 @@ function PendingQueue({ session, params }) {
   return html`<section aria-labelledby="queue-title" class="queue">
     <div class="page-head">
       <h1 id="queue-title">Queue ${data ? html`<span class="muted count-inline" data-testid="queue-total">${formatCount(data.total)} pending</span>` : null}</h1>
-      <button type="button" class="btn btn-small btn-ghost" onClick=${help.toggle} aria-expanded=${help.open} aria-controls="queue-keys">Keyboard shortcuts</button>
+      <span class="button-row">
+        <button type="button" class="btn btn-small btn-ghost" onClick=${help.toggle} aria-expanded=${help.open} aria-controls="queue-keys">Keyboard shortcuts</button>
+        ${canDecide ? html`<${AddButton} onAdded=${refresh} />` : null}
+      </span>
     </div>
     <${QueueViews} status="pending" />
     ${help.open ? html`<${QueueShortcuts} id="queue-keys" />` : null}
@@ -231,8 +242,15 @@ function PendingQueue({ session, params }) {
       </tbody>
     </table>
     ${data && items.length === 0 && !pending.loading
-      ? html`<p class="empty">${view.q || view.source ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
+      ? view.q || view.source || data.total > 0
+        ? html`<p class="empty">${view.q || view.source ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
+        : html`<${EmptyQueue} canAdd=${canDecide} canRun=${session.can('approver')} onAdded=${refresh} />`
       : null}
+    ${panel ? html`<${AlbumPanel} album=${panel} busy=${busy} onClose=${() => setPanel(null)}
+      decisions=${canDecide ? {
+        approve: () => decide([panel], 'approve').then(() => setPanel(null)),
+        reject: () => decide([panel], 'reject').then(() => setPanel(null)),
+      } : undefined} />` : null}
     ${data ? html`<${Pager} total=${data.total} limit=${data.limit} offset=${data.offset} onPage=${move} label="Queue pages" />` : null}
   </section>`;
 }
@@ -271,10 +289,15 @@ class QueueRow extends Component {
     const name = releaseName(item);
     return html`<tr data-row-index=${index} data-id=${item.id} class=${`${active ? 'row-active' : ''} ${selected ? 'row-selected' : ''}`} onClick=${() => actions.activate(index)}>
       ${canDecide ? html`<td class="col-select"><input type="checkbox" aria-label=${`Select ${name}`} checked=${selected} onChange=${() => actions.toggle(item.id)} /></td>` : null}
-      <td class="col-cover"><${Cover} url=${item.cover_url} artist=${item.artist} /></td>
+      <td class="col-cover"><div class="cover-slot">
+        <span class="cover-open" onClick=${() => actions.open(item)}><${Cover} url=${item.cover_url} artist=${item.artist} /></span>
+        <${PlayButton} album=${item} name=${name} />
+      </div></td>
       <td class="col-release">
+        <button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => actions.open(item)}>
         <span class="release-artist">${item.artist}</span>
         <span class="release-work">${item.album || item.title || ''}${item.type === 'track' ? html` <span class="muted">(track)</span>` : null}</span>
+        </button>
         <span class="release-meta">${[item.source, item.score !== undefined ? `score ${item.score}` : '', item.year].filter(Boolean).join(' · ')}</span>
       </td>
       <td class="col-source">${item.source}</td>

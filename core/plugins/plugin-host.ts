@@ -240,6 +240,7 @@ const REQUIRED_MEMBERS: Record<PluginKind, string[]> = {
   library: ['albums'],
   'event-sink': ['deliver'],
   source: ['discover'],
+  preview: ['findPreviews'],
 };
 
 function missingMembers(kind: PluginKind, instance: unknown): string[] {

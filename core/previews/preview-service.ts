@@ -1,4 +1,5 @@
 import { albumKey, isFromOrigins, isRetryLaterError, PreviewTrack, type Clock, type Logger, type MusicBrainz, type ReleaseGroup } from '@crateflow/sdk';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
@@ -36,6 +37,10 @@ const PROVIDER_TIMEOUT_MS = 30_000;
 const DEFAULT_RETRY_S = 5;
 const FAILED_RETRY_S = 60;
 const MAX_TRACKS = 500;
+// Each album costs the provider a request or two, and a few people pressing play need no more; past a short queue a
+// client flooding distinct albums gets 503 at once instead of spending the provider's quota for everyone.
+const CONCURRENT_LOOKUPS = 4;
+const QUEUED_LOOKUPS = 16;
 
 interface Album {
   readonly artist: string;
@@ -53,6 +58,7 @@ interface Album {
 export class PreviewService {
   private readonly cache: PreviewCache<Previews>;
   private readonly validTrack = compileStrict<PreviewTrack>(PreviewTrack);
+  private readonly limit = new ConcurrencyLimit({ concurrent: CONCURRENT_LOOKUPS, queued: QUEUED_LOOKUPS, refuse: () => PreviewsUnavailableError.busy() });
 
   constructor(
     private readonly provider: LoadedPluginOf<'preview'> | undefined,
@@ -70,7 +76,12 @@ export class PreviewService {
     const provider = this.provider;
     if (!provider) throw PreviewsUnavailableError.switchedOff();
     const album = await this.albumOf(query);
-    return this.cache.get(albumKey(album.artist, album.album), () => this.ask(provider, album));
+    return this.cache.get(albumKey(album.artist, album.album), () => this.limit.run(() => this.ask(provider, album)));
+  }
+
+  /** Provider lookups running and waiting now (for tests and reports). */
+  get load(): { running: number; waiting: number } {
+    return this.limit.load;
   }
 
   private async albumOf(query: PreviewsQuery): Promise<Album> {
@@ -110,6 +121,8 @@ export class PreviewService {
 
   private async ask(provider: LoadedPluginOf<'preview'>, album: Album): Promise<Previews> {
     const { plugins, clock, log } = this.deps;
+    // A lookup that waited for its turn while the server began shutting down does not start.
+    if (this.deps.signal.aborted) throw PreviewsUnavailableError.later(provider.name, DEFAULT_RETRY_S);
     const signal = AbortSignal.any([this.deps.signal, AbortSignal.timeout(PROVIDER_TIMEOUT_MS)]);
     let answer: unknown;
     try {

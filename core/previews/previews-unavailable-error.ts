@@ -25,6 +25,11 @@ export class PreviewsUnavailableError extends AppError {
     return new PreviewsUnavailableError(`the preview provider ${provider} ${why}; try again in ${retryAfterS} s`, retryAfterS, undefined, options);
   }
 
+  /** Too many albums are being looked up at once (each costs the provider requests); a moment later there is room. */
+  static busy(): PreviewsUnavailableError {
+    return new PreviewsUnavailableError('too many previews are being looked up at once; try again in a moment', 1, undefined);
+  }
+
   /** `previews.type: none`. */
   static switchedOff(): PreviewsUnavailableError {
     return new PreviewsUnavailableError('previews are switched off: set previews.type (e.g. deezer) to listen before deciding', undefined, 'previews.type');

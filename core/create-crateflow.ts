@@ -33,6 +33,7 @@ import { QueueService } from './queue/queue-service.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
 import { loadUiAssets } from './ui/ui-assets.js';
 import { serveUi } from './ui/serve-ui.js';
+import { PreviewService } from './previews/preview-service.js';
 import { newId } from './ids/new-id.js';
 import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
 import { createLogger } from './logging/create-logger.js';
@@ -180,7 +181,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     allowedHosts: new AllowedHosts(config.server.host, config.server.allowed_hosts),
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
-    ui: serveUi(await uiAssets),
+    ui: serveUi(await uiAssets, { mediaOrigins: container.resolve(PreviewService).origins }),
   });
 
   await plugins.start();

@@ -9,7 +9,14 @@ import type { RouteSpec } from './http/route.js';
 import { LibraryCatalog } from './library/library-catalog.js';
 import { CandidateEnricher } from './metadata/candidate-enricher.js';
 import { CandidateResolver } from './metadata/candidate-resolver.js';
+import { parseDuration } from './config/parse-duration.js';
+import { previewOriginsOf } from './previews/preview-origins-of.js';
+import { PreviewService } from './previews/preview-service.js';
+import { previewRoutes } from './previews/previews.routes.js';
+import type { LoadedPlugins } from './plugins/plugin-host.js';
 import { KnownAlbums } from './queue/known-albums.js';
+import { ReleaseGroupDetails } from './release-groups/release-group-details.js';
+import { releaseGroupRoutes } from './release-groups/release-groups.routes.js';
 import type { ProposalIntake } from './queue/proposal-intake.js';
 import { QueueService } from './queue/queue-service.js';
 import { ReleaseGroupSearch } from './search/release-group-search.js';
@@ -34,6 +41,15 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
   container.register(ReleaseGroupSearch, {
     useValue: new ReleaseGroupSearch({ musicbrainz, known: container.resolve(KnownAlbums), library: container.resolve(LibraryCatalog), store, log }),
   });
+  const plugins = container.resolve<LoadedPlugins>(Tokens.Plugins);
+  container.register(PreviewService, {
+    useValue: new PreviewService(plugins.preview, {
+      plugins, origins: previewOriginsOf(plugins.preview, log), musicbrainz, known: container.resolve(KnownAlbums), store, clock,
+      log: log.child({ component: 'previews' }), signal: container.resolve<AbortSignal>(Tokens.ShutdownSignal),
+      cacheTtlMs: parseDuration(config.previews.cache_ttl), cacheMaxAlbums: config.previews.cache_max_albums,
+    }),
+  });
+  container.register(ReleaseGroupDetails, { useValue: new ReleaseGroupDetails(musicbrainz, log) });
   if (musicbrainz) {
     const queue = container.resolve(QueueService);
     container.register(CandidateEnricher, {
@@ -59,7 +75,12 @@ export function proposalIntake(container: DependencyContainer): ProposalIntake {
 }
 
 export function metadataRoutes(container: DependencyContainer): RouteSpec[] {
-  return [...coverRoutes(container.resolve(CoverService)), ...searchRoutes(container.resolve(ReleaseGroupSearch))];
+  return [
+    ...coverRoutes(container.resolve(CoverService)),
+    ...searchRoutes(container.resolve(ReleaseGroupSearch)),
+    ...previewRoutes(container.resolve(PreviewService)),
+    ...releaseGroupRoutes(container.resolve(ReleaseGroupDetails)),
+  ];
 }
 
 /** Starts enrichment: of what the queue holds now, and of every item added from now on, by the API or a source. */

@@ -114,6 +114,16 @@ const LibraryBlock = Type.Object(
   { additionalProperties: true, default: {} },
 );
 
+export const CORE_PREVIEW_KEYS = ['type', 'cache_ttl', 'cache_max_albums'] as const;
+const PreviewsBlock = Type.Object(
+  {
+    type: Type.String({ default: 'deezer', minLength: 1, description: 'deezer, none (no previews), or the name of a plugins: entry of kind preview' }),
+    cache_ttl: duration('10m', 'how long an album\'s previews are remembered; Deezer preview links stop working 15 minutes after they were handed out'),
+    cache_max_albums: Type.Integer({ default: 500, minimum: 1, maximum: 100_000, description: 'albums whose previews are remembered at most; the least recently asked go first' }),
+  },
+  { additionalProperties: true, default: {} },
+);
+
 const PluginEntry = Type.Object(
   {
     use: Type.String({ minLength: 1, description: "the plugin: a package name (installed next to config.yaml or next to Crateflow), or a path to its package folder or .js file, relative to config.yaml" }),
@@ -180,6 +190,7 @@ export const AppConfig = Type.Object(
     ui: Ui,
     download_client: DownloadClientBlock,
     library: LibraryBlock,
+    previews: PreviewsBlock,
     webhooks: Type.Array(Type.Unknown(), { default: [], description: 'outbound webhooks (see README)' }),
     webhooks_policy: WebhooksPolicy,
     events: Events,

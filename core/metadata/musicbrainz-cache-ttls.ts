@@ -7,6 +7,8 @@ const DAY = 24 * 60 * 60 * 1000;
  *   followed artist is as often as new-release discovery needs.
  * - `releaseGroup`, `recording`, `artist` 30 days: titles, credits, dates and types of existing entities rarely
  *   change once entered, and a merged MBID still answers with its target.
+ * - `groupReleases` 7 days: the releases of a group (to choose its track list) grow when an edition is entered.
+ * - `release` 30 days: a release's track list is settled once entered.
  * - `search` 1 day: rankings shift as entities are added, and searches come from people looking now.
  * - `notFound` 1 day: an MBID unknown today may be created or merged into tomorrow.
  */
@@ -15,6 +17,8 @@ export const MusicBrainzCacheTtls = {
   releaseGroup: 30 * DAY,
   recording: 30 * DAY,
   artist: 30 * DAY,
+  groupReleases: 7 * DAY,
+  release: 30 * DAY,
   search: 1 * DAY,
   notFound: 1 * DAY,
 } as const;

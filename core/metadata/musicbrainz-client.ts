@@ -2,9 +2,10 @@ import { arrayField, createHttpClient, isRecord, numberField, type Clock, type H
 import { join } from 'node:path';
 import { DiskCache } from './disk-cache.js';
 import { lucenePhrase } from './lucene-phrase.js';
-import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery } from '@crateflow/sdk';
+import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery, Tracklist } from '@crateflow/sdk';
 import { MusicBrainzRequester } from './musicbrainz-requester.js';
 import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup, readReleaseGroupHit } from './read-musicbrainz-json.js';
+import { chooseTracklistRelease, readTracklist } from './read-musicbrainz-tracklist.js';
 import { RequestPacer } from './request-pacer.js';
 
 export interface MusicBrainzClientOptions {
@@ -116,6 +117,21 @@ export class MusicBrainzClient implements MusicBrainz {
     const id = mbid(artistMbid);
     const body = id ? await this.requester.get('artist', `artist/${id}`, {}) : undefined;
     return body && readArtist(body);
+  }
+
+  /**
+   * Two requests when not cached: the group's releases with their media (one browse page of 100 releases, which
+   * covers all but a handful of groups), then the chosen release with its recordings (§4, §5).
+   */
+  async releaseGroupTracklist(releaseGroupMbid: string): Promise<Tracklist | undefined> {
+    const id = mbid(releaseGroupMbid);
+    if (!id) return undefined;
+    const browse = await this.requester.get('groupReleases', 'release', { 'release-group': id, inc: 'media', limit: String(PAGE) });
+    if (!browse) return undefined;
+    const releaseId = chooseTracklistRelease(arrayField(browse, 'releases').filter(isRecord));
+    if (!releaseId) return { releaseMbid: undefined, tracks: [] };
+    const release = await this.requester.get('release', `release/${releaseId}`, { inc: 'recordings' });
+    return (release && readTracklist(release)) ?? { releaseMbid: releaseId, tracks: [] };
   }
 
   /** Closes the HTTP client the instance made for itself (not one passed in). */

@@ -38,6 +38,8 @@ export class LoadedPlugins {
     readonly library: LoadedPluginOf<'library'> | undefined,
     readonly auth: LoadedPluginOf<'auth'> | undefined,
     private readonly closers: (() => Promise<void>)[],
+    /** The `previews` provider; undefined with `previews.type: none`. */
+    readonly preview: LoadedPluginOf<'preview'> | undefined = undefined,
   ) {}
 
   get sinks(): LoadedPluginOf<'event-sink'>[] {
@@ -104,6 +106,8 @@ export interface SlotChoice {
   downloadClient: string;
   library: string;
   auth: string | undefined;
+  /** Undefined: no previews (`previews.type: none`). */
+  preview?: string | undefined;
 }
 
 /**
@@ -114,7 +118,7 @@ export async function checkPlugins(
   mounts: readonly PluginMount[],
   wanted: SlotChoice,
   baseDir: string,
-): Promise<{ candidates: PluginCandidate[]; slots: Partial<Record<'download-client' | 'library' | 'auth', PluginCandidate>>; problems: PathProblem[] }> {
+): Promise<{ candidates: PluginCandidate[]; slots: Partial<Record<'download-client' | 'library' | 'auth' | 'preview', PluginCandidate>>; problems: PathProblem[] }> {
   const problems: PathProblem[] = [];
   const candidates: PluginCandidate[] = [];
   for (const mount of mounts) {
@@ -175,6 +179,7 @@ export async function checkPlugins(
     'download-client': pick('download-client', wanted.downloadClient, 'download_client', ['blackhole', 'slskd']),
     library: pick('library', wanted.library, 'library', ['filesystem', 'subsonic', 'jellyfin']),
     auth: pick('auth', wanted.auth, 'ui.auth', ['basic', 'proxy']),
+    preview: pick('preview', wanted.preview, 'previews', ['deezer', 'none']),
   };
   return { candidates, slots, problems };
 }
@@ -210,13 +215,13 @@ export async function createPlugins(
     // missingMembers() checked the members the kind requires; the instance is the plugin's, typed by its kind.
     loaded.push({ ...base, kind, instance } as LoadedPlugin);
   }
-  const bySlot = <K extends 'download-client' | 'library' | 'auth'>(kind: K): LoadedPluginOf<K> | undefined => {
+  const bySlot = <K extends 'download-client' | 'library' | 'auth' | 'preview'>(kind: K): LoadedPluginOf<K> | undefined => {
     const slot = checked.slots[kind];
     const name = slot && instanceNameOf(slot);
     const plugin = loaded.find((p) => p.name === name);
     return plugin && plugin.kind === kind ? (plugin as LoadedPluginOf<K>) : undefined;
   };
-  return new LoadedPlugins(loaded, bySlot('download-client'), bySlot('library'), bySlot('auth'), closers);
+  return new LoadedPlugins(loaded, bySlot('download-client'), bySlot('library'), bySlot('auth'), closers, bySlot('preview'));
 }
 
 /** The name a created plugin goes by: the manifest's, or the one its mount gives it (a `sources:` entry). */
@@ -240,6 +245,7 @@ const REQUIRED_MEMBERS: Record<PluginKind, string[]> = {
   library: ['albums'],
   'event-sink': ['deliver'],
   source: ['discover'],
+  preview: ['findPreviews'],
 };
 
 function missingMembers(kind: PluginKind, instance: unknown): string[] {

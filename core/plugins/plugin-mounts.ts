@@ -1,5 +1,5 @@
 import type { PluginKind } from '@crateflow/sdk';
-import { CORE_AUTH_KEYS, CORE_DOWNLOAD_KEYS, CORE_LIBRARY_KEYS, type AppConfig } from '../config/app-config.schema.js';
+import { CORE_AUTH_KEYS, CORE_DOWNLOAD_KEYS, CORE_LIBRARY_KEYS, CORE_PREVIEW_KEYS, type AppConfig } from '../config/app-config.schema.js';
 import { CORE_SOURCE_KEYS } from '../config/source-entry.schema.js';
 
 /** One plugin to load: where its config block sits in config.yaml, what to import, and the block itself. */
@@ -9,7 +9,7 @@ export interface PluginMount {
   use: string;
   config: unknown;
   /** The slot this plugin fills; `extra` for entries of `plugins:`. */
-  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'extra';
+  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview' | 'extra';
   /**
    * The name the loaded instance goes by (logs, storage, `GET /api/v1/plugins`) when it is not the manifest's:
    * each `sources:` entry is its own instance, so one plugin can serve several entries.
@@ -28,9 +28,11 @@ export const BUILT_IN = {
     'similar-artists': '@crateflow/source-similar-artists',
     'new-releases': '@crateflow/source-new-releases',
   },
+  preview: { deezer: '@crateflow/preview-deezer' },
 } as const satisfies Partial<Record<PluginKind, Record<string, string>>>;
 
 const WEBHOOKS_PACKAGE = '@crateflow/sink-webhooks';
+export const PREVIEWS_OFF = 'none';
 
 /**
  * Lists the plugins a config asks for. A `type` that is not built in names a plugin from `plugins:`, which
@@ -47,6 +49,10 @@ export function planPluginMounts(config: AppConfig): PluginMount[] {
   const libraryPackage = builtIn(BUILT_IN.library, config.library.type);
   if (libraryPackage) {
     mounts.push({ configPath: 'library', use: libraryPackage, config: omit(config.library, CORE_LIBRARY_KEYS), slot: 'library' });
+  }
+  const previewPackage = builtIn(BUILT_IN.preview, config.previews.type);
+  if (previewPackage) {
+    mounts.push({ configPath: 'previews', use: previewPackage, config: omit(config.previews, CORE_PREVIEW_KEYS), slot: 'preview' });
   }
   if (config.ui.auth.enabled) {
     const authPackage = builtIn(BUILT_IN.auth, config.ui.auth.type);
@@ -80,10 +86,12 @@ function omit(block: object, keys: readonly string[]): Record<string, unknown> {
 }
 
 /** Which plugin each slot asks for, by `type`. */
-export function slotChoice(config: AppConfig): { downloadClient: string; library: string; auth: string | undefined } {
+export function slotChoice(config: AppConfig): { downloadClient: string; library: string; auth: string | undefined; preview: string | undefined } {
   return {
     downloadClient: config.download_client.type,
     library: config.library.type,
     auth: config.ui.auth.enabled ? config.ui.auth.type : undefined,
+    // `none`: no previews, and nothing that could call out for them.
+    preview: config.previews.type === PREVIEWS_OFF ? undefined : config.previews.type,
   };
 }

@@ -9,8 +9,8 @@ export const UI_PAGES: ReadonlySet<string> = new Set(['/', '/login', '/queue', '
  * Everything else falls through (to Koa's 404). Files carry an ETag and `Cache-Control: no-cache`, so a
  * browser revalidates hash-free URLs with a cheap 304 and never runs a stale module after an upgrade.
  */
-export function serveUi(assets: UiAssets): Middleware {
-  const csp = contentSecurityPolicy(assets.importMapHash);
+export function serveUi(assets: UiAssets, options: { mediaOrigins?: readonly string[] } = {}): Middleware {
+  const csp = contentSecurityPolicy(assets.importMapHash, options.mediaOrigins);
   return async function serveUiMiddleware(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const asset = UI_PAGES.has(ctx.path) ? assets.page : assets.files.get(ctx.path);
@@ -42,14 +42,16 @@ function negotiate(ctx: Context, asset: UiAsset): Buffer {
  * No inline script or style and no eval: scripts are our own modules plus the import map, allowed by its hash.
  * Covers may come from any host (Cover Art Archive, a music server on the LAN over plain http); `Referrer-Policy: same-origin`
  * keeps page URLs from leaking to them while same-origin fetches still carry the `Origin` header that
- * cookie-authenticated POSTs need.
+ * cookie-authenticated POSTs need. Audio plays from this origin and from exactly the preview provider's origins
+ * (`mediaOrigins`, checked to be plain origins), nothing wider.
  */
-export function contentSecurityPolicy(importMapHash: string): string {
+export function contentSecurityPolicy(importMapHash: string, mediaOrigins: readonly string[] = []): string {
   return [
     "default-src 'none'",
     `script-src 'self' ${importMapHash}`,
     "style-src 'self'",
     "img-src 'self' data: https: http:",
+    ["media-src 'self'", ...mediaOrigins].join(' '),
     "connect-src 'self'",
     "font-src 'self'",
     "manifest-src 'self'",

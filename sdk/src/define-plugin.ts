@@ -5,6 +5,7 @@ import type { DownloadClient } from './kinds/download-client.js';
 import type { EventSink } from './kinds/event-sink.js';
 import type { LibraryBackend } from './kinds/library.js';
 import type { DiscoverySource } from './kinds/source.js';
+import type { PreviewProvider } from './kinds/preview.js';
 
 /**
  * The kinds of plugin the server knows.
@@ -12,7 +13,7 @@ import type { DiscoverySource } from './kinds/source.js';
  * @example
  * const kind: PluginKind = 'event-sink';
  */
-export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' | 'source';
+export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview';
 
 /**
  * Every plugin kind, for hosts and tools.
@@ -20,7 +21,7 @@ export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' |
  * @example
  * if (!PLUGIN_KINDS.includes(manifest.kind)) throw new Error(`unknown kind ${manifest.kind}`);
  */
-export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink', 'source'];
+export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink', 'source', 'preview'];
 
 /**
  * The interface `create()` must return for each kind.
@@ -34,6 +35,8 @@ export interface KindContracts {
   library: LibraryBackend;
   'event-sink': EventSink;
   source: DiscoverySource;
+  /** sdk 1.3 */
+  preview: PreviewProvider;
 }
 
 /**

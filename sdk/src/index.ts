@@ -23,7 +23,10 @@ export type { LibraryBackend } from './kinds/library.js';
 export type { EventSink } from './kinds/event-sink.js';
 export { SourceCandidate, Reason, ReasonRef } from './kinds/source.js';
 export type { DiscoverySource, SourceRun, KnownAs, LibraryArtist } from './kinds/source.js';
-export type { MusicBrainz, ReleaseGroupQuery, CreditedArtist, ReleaseGroup, ReleaseGroupHit, RecordingReleaseGroups, Artist, ArtistHit } from './musicbrainz.js';
+export { PreviewTrack } from './kinds/preview.js';
+export type { PreviewProvider, PreviewQuery } from './kinds/preview.js';
+export { isPreviewOrigin, isFromOrigins } from './preview-origins.js';
+export type { MusicBrainz, ReleaseGroupQuery, CreditedArtist, ReleaseGroup, ReleaseGroupHit, RecordingReleaseGroups, Artist, ArtistHit, Tracklist, TracklistTrack } from './musicbrainz.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
 export { normalizeName, albumKey, nameWords } from './normalize-name.js';
 // Helpers for discovery sources: waiting on the context clock, a TTL cache in plugin storage, a ListenBrainz client

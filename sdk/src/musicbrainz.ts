@@ -23,6 +23,32 @@ export interface MusicBrainz {
   /** Artists whose name matches, best score first (namesakes tie at 100: compare `disambiguation`). */
   searchArtists(name: string, limit?: number): Promise<ArtistHit[]>;
   artist(mbid: string): Promise<Artist | undefined>;
+  /**
+   * The tracks of a release group (sdk 1.3; optional, so feature-detect it): those of its earliest official release
+   * with the track count most of its releases share, so a deluxe edition or a promo does not stand for the album.
+   * Undefined for an unknown release group; `tracks` is empty when it has no release.
+   *
+   * @example
+   * const list = await context.musicbrainz?.releaseGroupTracklist?.(mbid);
+   */
+  releaseGroupTracklist?(releaseGroupMbid: string): Promise<Tracklist | undefined>;
+}
+
+/** The track list {@link MusicBrainz.releaseGroupTracklist} chose, and the release it comes from. */
+export interface Tracklist {
+  /** The release whose tracks these are; undefined when the group has no release. */
+  readonly releaseMbid: string | undefined;
+  /** Every medium's tracks in order, numbered from 1 across media. */
+  readonly tracks: readonly TracklistTrack[];
+}
+
+export interface TracklistTrack {
+  /** 1-based, counted across every medium of the release. */
+  readonly position: number;
+  readonly title: string;
+  /** Milliseconds; undefined when MusicBrainz does not know. */
+  readonly lengthMs: number | undefined;
+  readonly recordingMbid: string | undefined;
 }
 
 export interface ReleaseGroupQuery {

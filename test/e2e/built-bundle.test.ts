@@ -64,7 +64,7 @@ describe('the built bundle (npm start)', () => {
     assert.equal(health.status, 200);
     assert.match(health.body.version, /^\d+\.\d+\.\d+/);
     const plugins = await api<{ items: { name: string }[] }>(baseUrl, 'GET', '/api/v1/plugins');
-    assert.deepEqual(plugins.body.items.map((p) => p.name).sort(), ['download-blackhole', 'library-filesystem', 'webhooks']);
+    assert.deepEqual(plugins.body.items.map((p) => p.name).sort(), ['download-blackhole', 'library-filesystem', 'preview-deezer', 'webhooks']);
     const added = await api<{ items: unknown[] }>(baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Hey What' });
     assert.equal(added.status, 201);
     const [delivery] = await receiver.waitFor(1, 10_000);

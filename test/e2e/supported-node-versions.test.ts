@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { REPO_ROOT } from '../helpers/run-service.js';
 
-const WORKSPACES = ['core', 'sdk', 'node-red-nodes', 'plugins/auth-basic', 'plugins/auth-proxy', 'plugins/download-blackhole', 'plugins/download-slskd', 'plugins/library-filesystem', 'plugins/library-jellyfin', 'plugins/library-subsonic', 'plugins/sink-webhooks', 'examples/plugins/sink-ntfy'];
+const WORKSPACES = ['core', 'sdk', 'node-red-nodes', 'plugins/auth-basic', 'plugins/auth-proxy', 'plugins/download-blackhole', 'plugins/download-slskd', 'plugins/library-filesystem', 'plugins/library-jellyfin', 'plugins/library-subsonic', 'plugins/preview-deezer', 'plugins/sink-webhooks', 'examples/plugins/sink-ntfy'];
 
 async function enginesNode(folder: string): Promise<string | undefined> {
   const manifest: unknown = JSON.parse(await readFile(join(REPO_ROOT, folder, 'package.json'), 'utf8'));

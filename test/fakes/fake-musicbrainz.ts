@@ -5,6 +5,7 @@ import { listenOnLoopback } from './listen-on-loopback.js';
 import { generateMusicBrainzCatalogue, type MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 import { answerBrowse, answerSearch, type Answer } from './musicbrainz-queries.js';
 import { artistJson, recordingJson, releaseGroupLookupJson } from './musicbrainz-json.js';
+import { answerReleaseBrowse, answerReleaseLookup } from './musicbrainz-releases.js';
 import { countRequestsTo, recordRequest } from './recorded-request.js';
 import { replyJson, replyText } from './reply.js';
 
@@ -52,6 +53,7 @@ const INCS: Record<string, readonly string[]> = {
   artist: ['aliases', 'tags', 'genres', 'ratings', 'annotation', 'url-rels', 'artist-rels', 'release-groups', 'releases', 'recordings'],
   'release-group': ['artist-credits', 'releases', 'tags', 'genres', 'ratings', 'aliases', 'annotation', 'url-rels', 'artist-rels'],
   recording: ['artist-credits', 'artists', 'releases', 'release-groups', 'isrcs', 'tags', 'genres', 'ratings', 'aliases', 'url-rels'],
+  release: ['artist-credits', 'labels', 'recordings', 'release-groups', 'media', 'discids', 'isrcs', 'tags', 'genres', 'annotation', 'url-rels'],
 };
 
 export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {}): Promise<FakeMusicBrainz> {
@@ -73,6 +75,7 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
     if (id === undefined || id === '') {
       if (params.has('query')) return answerSearch(catalogue, entity, params, clock.now());
       if (entity === 'release-group' && params.has('artist')) return answerBrowse(catalogue, params, inc);
+      if (entity === 'release' && params.has('release-group')) return answerReleaseBrowse(catalogue, params, inc);
       return error(400, `The given parameters do not match any available query type for the ${entity} resource.`);
     }
     if (!MBID.test(id)) return error(400, 'Invalid mbid.');
@@ -85,6 +88,7 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
       const group = catalogue.releaseGroup(id.toLowerCase());
       return group ? { status: 200, body: releaseGroupLookupJson(group, inc) } : notFound();
     }
+    if (entity === 'release') return answerReleaseLookup(catalogue, id, inc);
     const recording = catalogue.recording(id.toLowerCase());
     if (inc.has('artists')) inc.add('artist-credits');
     return recording ? { status: 200, body: recordingJson(recording, catalogue, inc, params) } : notFound();

@@ -9,6 +9,8 @@ export type { EventSinkContractOptions, EventSinkService } from './event-sink-co
 export { testAuthContract, authContractChecks, anonymousRequest } from './auth-contract.js';
 export { testSourceContract, sourceContractChecks, createTestSourceRun } from './source-contract.js';
 export type { SourceContractOptions, TestSourceRun } from './source-contract.js';
+export { testPreviewContract, previewContractChecks } from './preview-contract.js';
+export type { PreviewContractOptions, PreviewAlbum } from './preview-contract.js';
 export type { AuthContractOptions } from './auth-contract.js';
 export type { ContractCheck, ContractService, ServiceAndConfig, CommonContractOptions } from './contract-check.js';
 export { createTestContext } from './create-test-context.js';

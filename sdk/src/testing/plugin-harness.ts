@@ -22,6 +22,7 @@ const REQUIRED: Record<PluginKind, readonly string[]> = {
   library: ['albums'],
   'event-sink': ['deliver'],
   source: ['discover'],
+  preview: ['findPreviews'],
 };
 const OPTIONAL = ['start', 'stop', 'health', 'cancel', 'refresh', 'login', 'logout'] as const;
 

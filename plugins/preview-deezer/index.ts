@@ -1,0 +1,61 @@
+import { albumKey, arrayField, definePlugin, numberField, PLUGIN_API_VERSION, type PreviewQuery, type PreviewTrack } from '@crateflow/sdk';
+import { AlbumMatchCache } from './album-match-cache.js';
+import { DeezerApi } from './deezer-api.js';
+import { DeezerConfig } from './deezer-config.schema.js';
+import { pickAlbum } from './pick-album.js';
+import { toPreviewTracks } from './to-preview-tracks.js';
+
+const HOUR = 60 * 60 * 1000;
+// Deezer's pages hold at most 100 items (§3); five pages cover any album, even a box set.
+const PAGE = 100;
+const MAX_PAGES = 5;
+
+/**
+ * 30-second previews from Deezer's public API (no account, no key): one album search, then the album's tracks
+ * (shared/reference/deezer-api.md §3.1, §4). Called only when someone presses play.
+ */
+export default definePlugin({
+  manifest: { name: 'preview-deezer', kind: 'preview', apiVersion: PLUGIN_API_VERSION, configSchema: DeezerConfig, version: '1.0.0' },
+  create: ({ config, http, clock, log }) => {
+    const api = new DeezerApi(http, config.url, config.timeout_ms);
+    // A match lasts an hour; "not on Deezer" only ten minutes, in case the search was unlucky.
+    const matches = new AlbumMatchCache(clock, HOUR, HOUR / 6);
+
+    const findAlbum = async (query: PreviewQuery): Promise<number | null> => {
+      const key = albumKey(query.artist, query.album);
+      const known = matches.get(key);
+      if (known !== undefined) return known;
+      // A `"` inside a name would end Deezer's phrase early (§7).
+      const phrase = (text: string) => `"${text.replace(/"/g, ' ').trim()}"`;
+      const body = await api.get('/search/album', { q: `artist:${phrase(query.artist)} album:${phrase(query.album)}`, limit: '25' }, query.signal);
+      const hit = pickAlbum(body ? arrayField(body, 'data') : [], query.artist, query.album);
+      matches.set(key, hit?.id ?? null);
+      log.debug({ artist: query.artist, album: query.album, deezer_album: hit?.id }, hit ? 'matched a Deezer album' : 'no Deezer album matches');
+      return hit?.id ?? null;
+    };
+
+    return {
+      origins: config.preview_origins,
+
+      async findPreviews(query: PreviewQuery): Promise<PreviewTrack[]> {
+        const albumId = await findAlbum(query);
+        if (albumId === null) return [];
+        const tracks: PreviewTrack[] = [];
+        for (let page = 0, index = 0; page < MAX_PAGES && !query.signal.aborted; page++) {
+          // `/tracks` pages past the 25 tracks `/album/{id}` embeds (§4).
+          const body = await api.get(`/album/${albumId}/tracks`, { index: String(index), limit: String(PAGE) }, query.signal);
+          if (!body) {
+            // The album is gone from Deezer since it matched: look it up afresh next time.
+            matches.forget(albumKey(query.artist, query.album));
+            return [];
+          }
+          const data = arrayField(body, 'data');
+          tracks.push(...toPreviewTracks(data, query.artist, index + 1));
+          index += data.length;
+          if (data.length === 0 || index >= (numberField(body, 'total') ?? 0)) break;
+        }
+        return tracks;
+      },
+    };
+  },
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { systemClock } from '@crateflow/sdk';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeDeezerCdn, type FakeDeezerCdn } from '../fakes/fake-deezer-cdn.js';
+import { startFakeDeezer, type FakeDeezer } from '../fakes/fake-deezer.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { launchChromium } from './launch-chromium.js';
 import { seedQueue } from './seed-queue.js';
@@ -13,11 +14,10 @@ import { DESKTOP, openPage, PHONE, type WatchedPage } from './watched-page.js';
  * advances — and goes on playing across a page turn and a route change; `p` toggles it; the next track, "no preview
  * found" and a provider that is down read clearly.
  *
- * `GET /api/v1/previews` is built on another branch; until it is merged the test answers it in the browser with
- * the agreed shape. The MP3 is served same-origin (`/preview-test/<id>.mp3`, its bytes fetched from the CDN fake)
- * because the app's CSP has `default-src 'none'` and, on this branch, no `media-src` yet: the test adds `'self'` to
- * `media-src` of the documents it loads (`allowSameOriginMedia`), which stays right once the previews branch lists
- * the provider's origins there.
+ * The player's behaviour is driven by answers of `GET /api/v1/previews` made in the browser (a track list per
+ * album, none, a 503), with the MP3 bytes from the CDN fake served same-origin; the last test plays through the
+ * whole real path instead: the endpoint, the Deezer plugin against the Deezer fake, and the CDN fake's origin
+ * admitted by the app's own CSP (`media-src`).
  */
 describe('preview player', () => {
   let browser: Browser;
@@ -58,18 +58,6 @@ describe('preview player', () => {
     });
   }
 
-  /** Adds `'self'` to the CSP's media-src of every page load (see the description above). */
-  async function allowSameOriginMedia(page: Page): Promise<void> {
-    await page.route('**/*', async (route) => {
-      if (route.request().resourceType() !== 'document') return route.fallback();
-      const response = await route.fetch();
-      const headers = { ...response.headers() };
-      const csp = headers['content-security-policy'] ?? '';
-      headers['content-security-policy'] = /media-src /.test(csp) ? csp.replace(/media-src /, "media-src 'self' ") : `${csp}; media-src 'self'`;
-      return route.fulfill({ response, headers });
-    });
-  }
-
   async function audioState(page: Page): Promise<AudioSeen> {
     const seen = await (await page.waitForFunction(readAudio, {})).jsonValue();
     if (!seen) throw new Error('the page has no preview <audio> element');
@@ -85,7 +73,6 @@ describe('preview player', () => {
 
   async function open(viewport: { width: number; height: number }): Promise<WatchedPage> {
     const w = await openPage(browser, { baseURL: app.baseUrl, viewport });
-    await allowSameOriginMedia(w.page);
     await stubPreviews(w.page);
     return w;
   }
@@ -156,6 +143,44 @@ describe('preview player', () => {
     await player.waitFor({ state: 'hidden' });
     // The 503 is the stub's deliberate answer, which the browser logs as a failed resource.
     w.assertNoConsoleErrors([/503/]);
+    await w.close();
+  });
+});
+
+describe('preview player, end to end', () => {
+  let browser: Browser;
+  let app: StartedApp;
+  let deezer: FakeDeezer;
+
+  before(async () => {
+    deezer = await startFakeDeezer({ quota: false });
+    // The provider's CDN is the fake's: the app's CSP admits exactly that origin for media.
+    app = await startApp({ config: { previews: { type: 'deezer', url: deezer.url, preview_origins: [deezer.cdnUrl] } } });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await deezer?.close();
+  });
+
+  it('finds an album on Deezer through /api/v1/previews and plays its preview from the CDN under the app\'s own CSP', async () => {
+    const album = deezer.albums.find((candidate) => !candidate.title.includes('"') && candidate.tracks.some((track) => track.previewable));
+    assert.ok(album, 'the Deezer fake has an album with a preview');
+    const added = await fetch(`${app.baseUrl}/api/v1/queue`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ artist: album.artist.name, album: album.title, source: 'manual' }),
+    });
+    assert.equal(added.status, 201);
+    const w = await openPage(browser, { baseURL: app.baseUrl, viewport: DESKTOP });
+    const { page } = w;
+    await page.goto('/queue');
+    await page.getByRole('button', { name: `Play preview of ${album.artist.name} — ${album.title}` }).click();
+    const first = album.tracks.find((track) => track.previewable);
+    await page.getByRole('region', { name: 'Preview player' }).getByTestId('preview-track').filter({ hasText: first?.title ?? '' }).waitFor();
+    const seen = await (await page.waitForFunction(readAudio, { minTime: 0.3, playing: true })).jsonValue();
+    assert.ok(seen && seen.src.startsWith(`${deezer.cdnUrl}/`), `played from the CDN (${seen ? seen.src : 'no audio'})`);
+    await w.screenshot('preview-end-to-end-desktop');
+    w.assertNoConsoleErrors();
     await w.close();
   });
 });

@@ -1,5 +1,6 @@
 import { isRetryLaterError, type Logger, type MusicBrainz, type ReleaseGroupHit } from '@crateflow/sdk';
 import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
+import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { LibraryCatalog } from '../library/library-catalog.js';
@@ -25,6 +26,10 @@ export interface ReleaseGroupSearchDeps {
  * the wishlist, or rejected. The marks use the same matching as de-duplication (mbid, else normalised names).
  */
 export class ReleaseGroupSearch {
+  // MusicBrainz answers one request a second to the whole instance: searches past these wait in its pacing queue
+  // for minutes while holding a connection each, so a flood of them is refused at once (503, try again) instead.
+  private readonly limit = new ConcurrencyLimit({ concurrent: 2, queued: 8, refuse: () => new UpstreamUnavailableError('MusicBrainz', 2, { busy: true }) });
+
   constructor(private readonly deps: ReleaseGroupSearchDeps) {}
 
   async search(q: string, limit: number): Promise<SearchResults> {
@@ -34,7 +39,7 @@ export class ReleaseGroupSearch {
     if (!terms.title) throw new ValidationError([{ path: 'query.q', message: 'must contain more than spaces' }]);
     let hits: ReleaseGroupHit[];
     try {
-      hits = await musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit });
+      hits = await this.limit.run(() => musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit }));
     } catch (err: unknown) {
       if (!isRetryLaterError(err)) throw err;
       this.deps.log.warn({ err }, 'MusicBrainz could not be reached for a search');

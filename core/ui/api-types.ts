@@ -27,7 +27,9 @@ import type {
   BulkSelection as BulkSelectionSchema,
   OneQueueItem as OneQueueItemSchema,
   PendingPage as PendingPageSchema,
+  PendingSources as PendingSourcesSchema,
 } from '../queue/queue-api.schema.js';
+import type { SourceList as SourceListSchema } from '../sources/sources-api.schema.js';
 import type { WishlistItem as WishlistItemSchema, WishlistPage as WishlistPageSchema } from '../wishlist/wishlist-item.schema.js';
 
 export type { Problem } from '../http/problem-middleware.js';
@@ -50,6 +52,9 @@ export type OneQueueItem = Static<typeof OneQueueItemSchema>;
 export type BulkSelection = Static<typeof BulkSelectionSchema>;
 export type ApproveSelection = Static<typeof ApproveSelectionSchema>;
 export type BulkResult = Static<typeof BulkResultSchema>;
+/** `GET /queue/sources` (sources with pending items) and `GET /sources` (configured discovery sources). */
+export type PendingSources = Static<typeof PendingSourcesSchema>;
+export type SourceList = Static<typeof SourceListSchema>;
 
 /** `GET /wishlist`. */
 export type WishlistItem = Static<typeof WishlistItemSchema>;

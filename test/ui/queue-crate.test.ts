@@ -108,7 +108,7 @@ describe('queue page as a crate of cover cards', () => {
     await page.waitForURL(/source=manual/);
     await page.getByText('1–3 of 3').waitFor();
     assert.deepEqual(await cardAlbums(page), [OWNED, REJECTED, WANTED]);
-    await page.getByLabel('Hide owned').check();
+    await page.getByRole('button', { name: 'Hide owned' }).click();
     await page.waitForURL(/hide_owned=true/);
     await page.getByText('1–1 of 1').waitFor();
     assert.deepEqual(await cardAlbums(page), [REJECTED]);

@@ -84,11 +84,9 @@ export function QueueFilters({ view, generation }) {
         ${PAGE_SIZES.map((n) => html`<option key=${n} value=${n}>${n}</option>`)}
       </select>
     </label>
-    <label class="check-field">
-      <input type="checkbox" checked=${view.hide_owned} onChange=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) =>
-        setQueueParams({ hide_owned: e.currentTarget.checked ? 'true' : undefined })} />
-      <span>Hide owned</span>
-    </label>`;
+    <button type="button" class="btn toolbar-toggle" aria-pressed=${view.hide_owned ? 'true' : 'false'}
+      title="Leave out albums already in the library or on the wishlist"
+      onClick=${() => setQueueParams({ hide_owned: view.hide_owned ? undefined : 'true' })}>Hide owned</button>`;
 }
 
 /**

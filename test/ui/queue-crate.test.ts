@@ -6,7 +6,7 @@ import type { MbReleaseGroup } from '../fakes/musicbrainz-catalogue.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { launchChromium } from './launch-chromium.js';
 import { NEW_RELEASE, OWNED, REJECTED, seedCrate, SIMILAR, WANTED } from './crate-seed.js';
-import { ARTIFACTS_DIR, DESKTOP, openPage, PHONE } from './watched-page.js';
+import { ARTIFACTS_DIR, DESKTOP, openPage, PHONE, type WatchedPage } from './watched-page.js';
 
 const card = (page: Page, album: string): Locator => page.locator('.album-card').filter({ has: page.getByText(album, { exact: true }) });
 const cardAlbums = (page: Page): Promise<string[]> => page.locator('.album-card .card-title').allTextContents();
@@ -63,7 +63,7 @@ describe('queue page as a crate of cover cards', () => {
     await card(page, WANTED).getByText('Already wanted', { exact: true }).waitFor();
     await card(page, REJECTED).getByText('Rejected before', { exact: true }).waitFor();
     assert.equal(await card(page, 'Record').count(), 0, 'sanity: a partial title matches no card');
-    await w.screenshot('queue-crate-desktop');
+    await crateShot(w, 'queue-crate-desktop');
     w.assertNoConsoleErrors([/covers\/.* 404/, /status of 404/]);
     await w.close();
   });
@@ -148,7 +148,7 @@ describe('queue page as a crate of cover cards', () => {
     await w.close();
   });
 
-  it('lays cards out in two columns at 390×844 with 44 px touch targets, light and dark', async () => {
+  it('lays cards out in two columns at 390×844 with 44 px touch targets and 4.5:1 text contrast, light and dark', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl, viewport: PHONE });
     const { page } = w;
     await page.goto('/queue?sort=artist&order=asc');
@@ -166,18 +166,60 @@ describe('queue page as a crate of cover cards', () => {
       assert.ok(box && box.height >= 44 && box.width >= 44, `touch target ${JSON.stringify(box)}`);
     }
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'nothing is wider than the screen');
-    await w.screenshot('queue-crate-phone');
+    await crateShot(w, 'queue-crate-phone');
     await viewportShot(page, 'queue-crate-phone-first-screen');
+    assert.deepEqual(await page.evaluate(LOW_CONTRAST), [], 'texts under 4.5:1 contrast (light)');
     await page.emulateMedia({ colorScheme: 'dark' });
     assert.equal(await page.evaluate(`getComputedStyle(document.body).backgroundColor`), 'rgb(18, 20, 24)');
-    await w.screenshot('queue-crate-phone-dark');
+    assert.deepEqual(await page.evaluate(LOW_CONTRAST), [], 'texts under 4.5:1 contrast (dark)');
+    await crateShot(w, 'queue-crate-phone-dark');
     await viewportShot(page, 'queue-crate-phone-dark-first-screen');
     await page.setViewportSize(DESKTOP);
-    await w.screenshot('queue-crate-desktop-dark');
+    await crateShot(w, 'queue-crate-desktop-dark');
+    await viewportShot(page, 'queue-crate-desktop-dark-first-screen');
     w.assertNoConsoleErrors([/status of 404/]);
     await w.close();
   });
 });
+
+/**
+ * A full-page screenshot of the crate: cards off screen are not rendered (content-visibility), so the viewport is
+ * made as tall as the page for the shot, and the page is scrolled to the top so the sticky bar sits there.
+ */
+async function crateShot(w: WatchedPage, name: string): Promise<void> {
+  const { page } = w;
+  const size = page.viewportSize() ?? DESKTOP;
+  await page.evaluate('window.scrollTo(0, 0)');
+  const height = await page.evaluate('document.documentElement.scrollHeight');
+  await page.setViewportSize({ width: size.width, height: Number(height) });
+  await w.screenshot(name);
+  await page.setViewportSize(size);
+}
+
+// A script string (it runs in the page): the WCAG contrast ratio of each card text's colour against the first
+// opaque background behind it, for the texts of the first three cards (which carry every badge).
+const LOW_CONTRAST = `(() => {
+  const rgb = (css) => (css.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  const cards = [...document.querySelectorAll('.album-card')].slice(0, 3);
+  for (const el of cards.flatMap((card) => [...card.querySelectorAll('.card-artist, .card-title, .card-facts, .badge, .reason-chip, .btn')])) {
+    const [a, b] = [luminance(rgb(getComputedStyle(el).color).slice(0, 3)), luminance(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(el.className + ' "' + el.textContent.trim() + '" ' + ratio.toFixed(2));
+  }
+  return low;
+})()`;
 
 /** What a person sees first on the phone (a full-page shot of a long list is too tall to judge). */
 const viewportShot = (page: Page, name: string) => page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png` });

@@ -113,6 +113,10 @@ export function viewKey(filter: PendingFilter): string {
   return `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}|${filter.hide_owned ? 'mine-hidden' : ''}`;
 }
 
+// One collator for every comparison: localeCompare with options builds one per call, which made sorting 10,000
+// pending items by artist take a quarter of a second.
+const byName = new Intl.Collator(undefined, { sensitivity: 'base' });
+
 function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {
   switch (sort) {
     case 'added_at':
@@ -120,7 +124,7 @@ function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {
     case 'score':
       return (a, b) => (a.score ?? -Infinity) - (b.score ?? -Infinity) || 0;
     case 'artist':
-      return (a, b) => a.artist.localeCompare(b.artist, undefined, { sensitivity: 'base' }) || (a.album ?? '').localeCompare(b.album ?? '');
+      return (a, b) => byName.compare(a.artist, b.artist) || (a.album ?? '').localeCompare(b.album ?? '');
     case 'year':
       return (a, b) => (a.year ?? 0) - (b.year ?? 0);
   }

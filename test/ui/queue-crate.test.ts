@@ -68,7 +68,7 @@ describe('queue page as a crate of cover cards', () => {
     await w.close();
   });
 
-  it('switches to the list view, keeps it after a reload, and switches back', async () => {
+  it('switches to the list view (with the badges), keeps it after a reload, and switches back', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl, viewport: DESKTOP });
     const { page } = w;
     await page.goto('/queue');
@@ -78,6 +78,7 @@ describe('queue page as a crate of cover cards', () => {
     await page.goto('/queue');
     await page.locator('table.queue-table tbody tr').first().waitFor();
     assert.equal(await page.getByTestId('crate-grid').count(), 0);
+    await page.locator('tbody tr').filter({ hasText: OWNED }).getByText('In library', { exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'List', exact: true }).getAttribute('aria-pressed'), 'true');
     await w.screenshot('queue-list-desktop');
     await page.getByRole('button', { name: 'Covers', exact: true }).click();

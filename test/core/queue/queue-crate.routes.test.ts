@@ -90,6 +90,38 @@ describe('GET /api/v1/queue/pending flags', () => {
   });
 });
 
+describe('GET /api/v1/queue/pending with 10,000 pending items', () => {
+  // Bounds for a loaded 2-core CI machine; the printed figures are what to watch.
+  const COLD_MS = 2000;
+  const WARM_MS = 500;
+
+  it('answers a sorted, filtered page with flags fast, first and repeated', async (t) => {
+    const { app } = await startQueueApp(t);
+    for (let start = 0; start < 10_000; start += 1000) {
+      const batch = Array.from({ length: 1000 }, (_, i) => ({
+        artist: `Artist ${start + i}`, album: `Album ${start + i}`, score: ((start + i) * 37 % 100) / 100, year: 1960 + ((start + i) % 64),
+        source: (start + i) % 2 === 0 ? 'listenbrainz' : 'lastfm',
+      }));
+      assert.equal((await add(app, batch)).status, 201);
+    }
+    const figures: string[] = [];
+    for (const query of ['?sort=score&order=desc', '?sort=artist&order=asc', '?sort=year&order=desc&source=lastfm', '?sort=score&order=desc&hide_owned=true']) {
+      const t0 = performance.now();
+      const cold = await pending(app, `${query}&limit=100&offset=2000`);
+      const coldMs = performance.now() - t0;
+      const t1 = performance.now();
+      const warm = await pending(app, `${query}&limit=100&offset=2100`);
+      const warmMs = performance.now() - t1;
+      assert.equal(cold.status, 200);
+      assert.equal(warm.body.items.length, 100, `${query}: ${warm.body.total} of them`);
+      assert.equal(typeof warm.body.items[0]?.in_library, 'boolean');
+      figures.push(`${query}: first ${Math.round(coldMs)} ms, next page ${Math.round(warmMs)} ms`);
+      assert.ok(coldMs < COLD_MS && warmMs < WARM_MS, figures.at(-1));
+    }
+    t.diagnostic(`10,000 pending: ${figures.join('; ')}`);
+  });
+});
+
 describe('GET /api/v1/queue/sources', () => {
   it('lists the sources of pending items with their counts, most first, and follows decisions', async (t) => {
     const { app } = await startQueueApp(t);

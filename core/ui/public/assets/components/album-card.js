@@ -33,8 +33,11 @@ import { matchLabel, ReasonChips } from './reason-chips.js';
  * @property {CardActions} actions
  */
 
-/** @param {{ item: QueueItem }} props */
-function Badges({ item }) {
+/**
+ * What the person has already: shown on a card and in a row of the list view.
+ * @param {{ item: QueueItem }} props
+ */
+export function KnownBadges({ item }) {
   const badges = [
     item.in_library ? html`<li key="lib" class="badge badge-ok">In library</li>` : null,
     item.wishlisted ? html`<li key="wish" class="badge badge-info">Already wanted</li>` : null,
@@ -83,7 +86,7 @@ export class AlbumCard extends Component {
             ? html`<button type="button" class="card-title card-title-link" title=${item.album || item.title || ''} onClick=${() => open(item)}>${item.album || item.title || ''}</button>`
             : html`<span class="card-title" title=${item.album || item.title || ''}>${item.album || item.title || ''}</span>`}
           <span class="card-facts">${facts}</span>
-          <${Badges} item=${item} />
+          <${KnownBadges} item=${item} />
           <${ReasonChips} reasons=${item.reasons} source=${item.source} />
         </div>
         ${canDecide ? html`<div class="card-actions">

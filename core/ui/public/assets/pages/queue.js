@@ -15,6 +15,7 @@ import { Pager } from '../components/pager.js';
 import { SearchBox } from '../components/search-box.js';
 import { CoverArt } from '../components/cover-art.js';
 import { CrateGrid } from '../components/crate-grid.js';
+import { KnownBadges } from '../components/album-card.js';
 import { PAGE_SIZES, QueueFilters } from './queue-filters.js';
 import { QueueLayoutToggle, queueLayoutOf } from './queue-layout-choice.js';
 import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
@@ -259,6 +260,7 @@ class QueueRow extends Component {
       <td class="col-release">
         <span class="release-artist">${item.artist}</span>
         <span class="release-work">${item.album || item.title || ''}${item.type === 'track' ? html` <span class="muted">(track)</span>` : null}</span>
+        <${KnownBadges} item=${item} />
         <span class="release-meta">${[item.source, item.score !== undefined ? `score ${item.score}` : '', item.year].filter(Boolean).join(' · ')}</span>
       </td>
       <td class="col-source">${item.source}</td>

@@ -46,7 +46,9 @@ describe('queue page as a crate of cover cards', () => {
     assert.equal(await img.getAttribute('loading'), 'lazy');
     assert.equal(await img.getAttribute('src'), `/api/v1/covers/${withArt.id}?size=250`);
     assert.match((await img.getAttribute('srcset')) ?? '', /size=500 2x/);
-    await page.waitForFunction((el) => el instanceof HTMLImageElement && el.complete && el.naturalWidth > 0, await img.elementHandle());
+    // A script string (it runs in the page, polled until true): the cover has loaded real pixels.
+    const id = await card(page, withArt.title).getAttribute('data-id');
+    await page.waitForFunction(`(() => { const img = document.querySelector('.album-card[data-id="${id}"] img.cover-art'); return !!img && img.complete && img.naturalWidth > 0; })()`);
     const missing = card(page, withoutArt.title);
     await missing.scrollIntoViewIfNeeded();
     await missing.getByTestId('cover-placeholder').waitFor();

@@ -46,6 +46,23 @@ describe('every page at phone size (390×844)', () => {
     await app?.close();
   });
 
+  for (const viewport of [{ width: 768, height: 1024 }, { width: 1024, height: 768 }]) {
+    it(`shows every nav tab whole at ${viewport.width}×${viewport.height}`, async () => {
+      const w = await openPage(browser, { baseURL: app.baseUrl, viewport });
+      const { page } = w;
+      await page.goto('/queue');
+      await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
+      for (const target of PAGES) {
+        const box = await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: target.link, exact: true }).boundingBox();
+        assert.ok(box && box.x >= 0 && box.x + box.width <= viewport.width, `${target.link} lies within the screen: ${JSON.stringify(box)}`);
+      }
+      assert.equal(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), 0);
+      await page.screenshot({ path: `${ARTIFACTS_DIR}nav-${viewport.width}x${viewport.height}.png` });
+      w.assertNoConsoleErrors();
+      await w.close();
+    });
+  }
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`shows every nav tab whole and tappable, nothing wider than the screen, and 44 px targets (${scheme})`, async () => {
       const w = await openPage(browser, { baseURL: app.baseUrl, viewport: PHONE });

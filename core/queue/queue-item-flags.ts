@@ -3,11 +3,15 @@ import type { CoreStore } from '../storage/core-store.js';
 import type { KnownAlbums } from './known-albums.js';
 import type { QueueItem } from './queue-item.schema.js';
 
-/** What a person deciding on a pending item wants to know about the album besides the item itself. */
+/**
+ * What a person deciding on a pending item wants to know about the album besides the item itself. A flag is
+ * present, as `true`, only when it applies (as `in_library` on approved items), so items that carry none look
+ * exactly as before and pages stay small.
+ */
 export interface QueueItemFlags {
-  in_library: boolean;
-  wishlisted: boolean;
-  rejected_before: boolean;
+  in_library?: true;
+  wishlisted?: true;
+  rejected_before?: true;
 }
 
 /**
@@ -23,12 +27,12 @@ export class QueueItemFlagger {
 
   flagsOf(item: QueueItem): QueueItemFlags {
     const decided = this.store.history.find(item);
-    return {
-      in_library: this.library.owns(item),
-      wishlisted: this.known.findWanted(item) !== undefined,
-      // Restored after a rejection, or another decided item for the same album was rejected.
-      rejected_before: item.rejected_before === true || (decided !== undefined && decided.id !== item.id && decided.status === 'rejected'),
-    };
+    const flags: QueueItemFlags = {};
+    if (this.library.owns(item)) flags.in_library = true;
+    if (this.known.findWanted(item) !== undefined) flags.wishlisted = true;
+    // Restored after a rejection, or another decided item for the same album was rejected.
+    if (item.rejected_before === true || (decided !== undefined && decided.id !== item.id && decided.status === 'rejected')) flags.rejected_before = true;
+    return flags;
   }
 
   /** Whether the person has the album already, or will: in the library, or wanted on the wishlist. */

@@ -18,11 +18,12 @@ async function syncLibrary(app: StartedApp): Promise<void> {
 const flagsOf = (items: QueueItem[], album: string) => {
   const item = items.find((i) => i.album === album);
   assert.ok(item, `${album} is pending`);
-  return { in_library: item.in_library, wishlisted: item.wishlisted, rejected_before: item.rejected_before };
+  // A flag is there (true) only when it applies.
+  return { in_library: item.in_library ?? false, wishlisted: item.wishlisted ?? false, rejected_before: item.rejected_before ?? false };
 };
 
 describe('GET /api/v1/queue/pending flags', () => {
-  it('says per item whether the album is in the library, on the wishlist or was rejected before, as of the request', async (t) => {
+  it('flags items whose album is in the library, on the wishlist or was rejected before, as of the request, and no others', async (t) => {
     const { app } = await startQueueApp(t);
     await add(app, [
       { artist: 'The National', album: 'Boxer' },
@@ -114,7 +115,6 @@ describe('GET /api/v1/queue/pending with 10,000 pending items', () => {
       const warmMs = performance.now() - t1;
       assert.equal(cold.status, 200);
       assert.equal(warm.body.items.length, 100, `${query}: ${warm.body.total} of them`);
-      assert.equal(typeof warm.body.items[0]?.in_library, 'boolean');
       figures.push(`${query}: first ${Math.round(coldMs)} ms, next page ${Math.round(warmMs)} ms`);
       assert.ok(coldMs < COLD_MS && warmMs < WARM_MS, figures.at(-1));
     }

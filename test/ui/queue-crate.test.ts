@@ -151,7 +151,7 @@ describe('queue page as a crate of cover cards', () => {
     await w.close();
   });
 
-  it('lays cards out in two columns at 390×844 with 44 px touch targets and 4.5:1 text contrast, light and dark', async () => {
+  it('lays cards out in two columns at 390×844 with 44 px touch targets and 4.5:1 text contrast, light and dark, and approves from a card', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl, viewport: PHONE });
     const { page } = w;
     await page.goto('/queue?sort=artist&order=asc');
@@ -180,6 +180,14 @@ describe('queue page as a crate of cover cards', () => {
     await page.setViewportSize(DESKTOP);
     await crateShot(w, 'queue-crate-desktop-dark');
     await viewportShot(page, 'queue-crate-desktop-dark-first-screen');
+
+    // Deciding at phone size: the card's own Approve button.
+    await page.setViewportSize(PHONE);
+    const fourth = page.locator('.album-card').nth(3);
+    const title = (await fourth.locator('.card-title').textContent()) ?? '';
+    await fourth.getByRole('button', { name: /^Approve / }).click();
+    await page.getByText(new RegExp(`^Approved .* — ${escape(title)}`)).waitFor();
+    await card(page, title).waitFor({ state: 'detached' });
     w.assertNoConsoleErrors([/status of 404/]);
     await w.close();
   });

@@ -19,6 +19,7 @@ export interface KnownMatch {
 export class KnownAlbums {
   private readonly pending = new AlbumMatcher();
   private readonly wanted = new AlbumMatcher();
+  private changes = 0;
 
   constructor(private readonly store: CoreStore) {
     this.rebuild();
@@ -45,24 +46,34 @@ export class KnownAlbums {
     return this.wanted.find(item);
   }
 
+  /** Grows with every change of the indexes: what was read from them before may be out of date. */
+  get version(): number {
+    return this.changes;
+  }
+
   addPending(item: AlbumIdentity & { id: string }): void {
+    this.changes++;
     this.pending.add(item, item.id);
   }
 
   /** Call when a pending item was decided (the decided history knows it from then on). */
   removePending(item: AlbumIdentity & { id: string }): void {
+    this.changes++;
     this.pending.remove(item, item.id);
   }
 
   addWanted(item: AlbumIdentity & { id: string }): void {
+    this.changes++;
     this.wanted.add(item, item.id);
   }
 
   removeWanted(item: AlbumIdentity & { id: string }): void {
+    this.changes++;
     this.wanted.remove(item, item.id);
   }
 
   private rebuild(): void {
+    this.changes++;
     this.pending.clear();
     this.wanted.clear();
     for (const item of Object.values(this.store.data.queue)) this.pending.add(item, item.id);

@@ -8,6 +8,14 @@ export interface PendingFilter {
   order: SortOrder;
   source?: string;
   q?: string;
+  /** Leave out albums the person has or wants already (in the library, or on the wishlist). */
+  hide_owned?: boolean;
+}
+
+/** Says whether an item's album is owned; `stamp` changes whenever an answer may have changed. */
+export interface OwnedCheck {
+  owned(item: QueueItem): boolean;
+  readonly stamp: string;
 }
 
 const MAX_CACHED_VIEWS = 32;
@@ -23,7 +31,10 @@ export class PendingView {
   private readonly cache = new Map<string, QueueItem[]>();
   private searchText = new WeakMap<QueueItem, string>();
 
-  constructor(private readonly items: () => Iterable<QueueItem>) {}
+  constructor(
+    private readonly items: () => Iterable<QueueItem>,
+    private readonly ownership: OwnedCheck = { owned: () => false, stamp: '' },
+  ) {}
 
   /** Items decided since the views were computed; dropped from them at the next read. */
   private readonly decided = new Set<string>();
@@ -57,7 +68,8 @@ export class PendingView {
       for (const [key, view] of this.cache) this.cache.set(key, view.filter((item) => !this.decided.has(item.id)));
       this.decided.clear();
     }
-    const key = viewKey(filter);
+    // A view without owned albums is named with the ownership stamp too: a library sync makes it stale.
+    const key = filter.hide_owned ? `${viewKey(filter)}|${this.ownership.stamp}` : viewKey(filter);
     let view = this.cache.get(key);
     if (!view) {
       view = this.compute(filter);
@@ -73,6 +85,7 @@ export class PendingView {
     for (const item of this.items()) {
       if (item.status !== 'pending') continue;
       if (filter.source !== undefined && item.source !== filter.source) continue;
+      if (filter.hide_owned && this.ownership.owned(item)) continue;
       if (terms.length > 0) {
         const text = this.textOf(item);
         if (!terms.every((t) => text.includes(` ${t}`))) continue; // word prefixes: "low" finds Low, not Slowdive
@@ -97,8 +110,12 @@ export class PendingView {
 
 /** Names a view: two filters with the same key list the same items in the same order. */
 export function viewKey(filter: PendingFilter): string {
-  return `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}`;
+  return `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}|${filter.hide_owned ? 'mine-hidden' : ''}`;
 }
+
+// One collator for every comparison: localeCompare with options builds one per call, which made sorting 10,000
+// pending items by artist take a quarter of a second.
+const byName = new Intl.Collator(undefined, { sensitivity: 'base' });
 
 function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {
   switch (sort) {
@@ -107,7 +124,7 @@ function comparator(sort: PendingSort): (a: QueueItem, b: QueueItem) => number {
     case 'score':
       return (a, b) => (a.score ?? -Infinity) - (b.score ?? -Infinity) || 0;
     case 'artist':
-      return (a, b) => a.artist.localeCompare(b.artist, undefined, { sensitivity: 'base' }) || (a.album ?? '').localeCompare(b.album ?? '');
+      return (a, b) => byName.compare(a.artist, b.artist) || (a.album ?? '').localeCompare(b.album ?? '');
     case 'year':
       return (a, b) => (a.year ?? 0) - (b.year ?? 0);
   }

@@ -38,3 +38,14 @@ export const PendingPage = Type.Object(
 
 /** The answer of a decision on one item, or of its restore: the item as it is now. */
 export const OneQueueItem = Type.Object({ item: QueueItem });
+
+/** `GET /queue/sources`: where the pending items came from. */
+export const PendingSources = Type.Object(
+  {
+    sources: Type.Array(
+      Type.Object({ name: Type.String({ description: 'the `source` of queue items' }), pending: Type.Integer({ minimum: 1, description: 'pending items from it' }) }),
+      { description: 'most pending items first' },
+    ),
+  },
+  { $id: 'PendingSources' },
+);

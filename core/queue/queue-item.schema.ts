@@ -53,7 +53,9 @@ export const QueueItem = Type.Object(
     added_at: Type.String(),
     decided_at: Type.Optional(Type.String()),
     decided_by: Type.Optional(Type.String()),
-    in_library: Type.Optional(Type.Boolean({ description: 'approved while the library already had it: nothing is downloaded' })),
+    in_library: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise). Pending: the library has the album now; approved: the library had it when approved, nothing was downloaded' })),
+    wishlisted: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise), pending items only: the album is on the wishlist already (added there directly)' })),
+    rejected_before: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise): the item was rejected once and restored, or another proposal of the same album was rejected' })),
   },
   { additionalProperties: false, $id: 'QueueItem' },
 );

@@ -16,6 +16,7 @@ import { SerializedJson } from '../http/serialized-json.js';
 import { PendingView, viewKey, type PendingFilter } from './pending-view.js';
 import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import { SerializedPageCache } from './serialized-page-cache.js';
+import { QueueItemFlagger } from './queue-item-flags.js';
 import type { DecidedStatus } from './decided-history.js';
 
 export interface Selection {
@@ -31,6 +32,12 @@ export interface AddResult {
   duplicates: number;
   /** One entry per candidate that was not added, in the order sent: what it matched. */
   skipped: { index: number; artist: string; album?: string; title?: string; duplicate_of: DuplicateOf }[];
+}
+
+/** A source of pending items and how many it has in the queue. */
+export interface PendingSource {
+  name: string;
+  pending: number;
 }
 
 export interface Page {
@@ -49,6 +56,8 @@ export interface Page {
 export class QueueService {
   private readonly pending: PendingView;
   private readonly pages = new SerializedPageCache();
+  private readonly flagger: QueueItemFlagger;
+  private sourcesOf: { generation: number; sources: PendingSource[] } | undefined;
 
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
@@ -58,7 +67,8 @@ export class QueueService {
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {
-    this.pending = new PendingView(() => Object.values(this.store.data.queue));
+    this.flagger = new QueueItemFlagger(known, library, store);
+    this.pending = new PendingView(() => Object.values(this.store.data.queue), this.flagger);
     store.onRollback(() => this.pending.invalidate());
   }
 
@@ -99,7 +109,19 @@ export class QueueService {
   /** The same page as `listPending`, serialised once per change of the queue: pollers ask for it over and over. */
   pendingPage(filter: PendingFilter & { limit: number; offset: number }): SerializedJson {
     const key = `${viewKey(filter)}|${filter.offset}|${filter.limit}`;
-    return this.pages.page(this.pending.generation, key, () => this.listPending(filter));
+    // Pages carry flags read from the library, wishlist and history indexes: a change of any of them is a new generation.
+    return this.pages.page(`${this.pending.generation}|${this.flagger.stamp}`, key, () => this.listPending(filter));
+  }
+
+  /** The sources of pending items, most items first: the queue page's source filter offers them. */
+  pendingSources(): PendingSource[] {
+    const generation = this.pending.generation;
+    if (this.sourcesOf?.generation === generation) return this.sourcesOf.sources;
+    const counts = new Map<string, number>();
+    for (const item of this.pending.list({ sort: 'added_at', order: 'desc' })) counts.set(item.source, (counts.get(item.source) ?? 0) + 1);
+    const sources = [...counts].map(([name, pending]) => ({ name, pending })).sort((a, b) => b.pending - a.pending || a.name.localeCompare(b.name));
+    this.sourcesOf = { generation, sources };
+    return sources;
   }
 
   /** Items with `status`: pending ones newest first, decided ones newest decision first (read from disk). */
@@ -157,7 +179,8 @@ export class QueueService {
       // Checked again inside the mutation: another request may have restored it while the record was read.
       if (this.store.history.statusOf(id) !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
       const { decided_at: _at, decided_by: _by, in_library: _owned, ...rest } = decided;
-      const restored: QueueItem = { ...rest, status: 'pending' };
+      // Marked for good: whoever sees it pending again should know someone said no to it once.
+      const restored: QueueItem = { ...rest, status: 'pending', rejected_before: true };
       history.stageRestored(restored);
       data.queue[id] = restored;
       this.known.addPending(restored);
@@ -200,7 +223,9 @@ export class QueueService {
 
   private listPending(filter: PendingFilter & { limit: number; offset: number }): Page {
     const all = this.pending.list(filter);
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+    // Flags only for the page's items: index lookups, so a page costs the same at 10,000 pending as at 50.
+    const items = all.slice(filter.offset, filter.offset + filter.limit).map((item) => ({ ...item, ...this.flagger.flagsOf(item) }));
+    return { items, total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
   private apply(data: CoreData, emit: Emit, { history }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {

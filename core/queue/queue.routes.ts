@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
-import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, QueueItemId } from './queue-api.schema.js';
+import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, PendingSources, QueueItemId } from './queue-api.schema.js';
 import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
 import type { ProposalIntake } from './proposal-intake.js';
@@ -40,6 +40,7 @@ const PendingQuery = Type.Object(
     order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
     source: Type.Optional(Type.String({ maxLength: 100, description: 'only items from this source' })),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'words that must all appear in artist, album, title or source' })),
+    hide_owned: Type.Boolean({ default: false, description: 'leave out albums already in the library or on the wishlist' }),
   },
   { additionalProperties: false },
 );
@@ -53,6 +54,12 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       query: PendingQuery,
       response: PendingPage,
       handle: ({ query }) => queue.pendingPage(query),
+    }),
+    route({
+      method: 'get', path: '/queue/sources', tag: 'queue', access: 'viewer',
+      summary: 'The sources of pending items, with how many each has waiting (for a source filter)',
+      response: PendingSources,
+      handle: () => ({ sources: queue.pendingSources() }),
     }),
     route({
       method: 'post', path: '/queue', tag: 'queue', access: 'approver', status: 201,

@@ -8,10 +8,10 @@ const MAX_PAGES = 64;
  * hundred KiB): the pages people poll are the first few of a handful of views.
  */
 export class SerializedPageCache {
-  private generation = -1;
+  private generation: number | string = -1;
   private readonly pages = new Map<string, SerializedJson>();
 
-  page(generation: number, key: string, build: () => unknown): SerializedJson {
+  page(generation: number | string, key: string, build: () => unknown): SerializedJson {
     if (generation !== this.generation) {
       this.pages.clear();
       this.generation = generation;

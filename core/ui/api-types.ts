@@ -30,6 +30,7 @@ import type {
   BulkSelection as BulkSelectionSchema,
   OneQueueItem as OneQueueItemSchema,
   PendingPage as PendingPageSchema,
+  PendingSources as PendingSourcesSchema,
 } from '../queue/queue-api.schema.js';
 import type { WishlistItem as WishlistItemSchema, WishlistPage as WishlistPageSchema } from '../wishlist/wishlist-item.schema.js';
 
@@ -53,6 +54,8 @@ export type OneQueueItem = Static<typeof OneQueueItemSchema>;
 export type BulkSelection = Static<typeof BulkSelectionSchema>;
 export type ApproveSelection = Static<typeof ApproveSelectionSchema>;
 export type BulkResult = Static<typeof BulkResultSchema>;
+/** `GET /queue/sources` (sources with pending items) and `GET /sources` (configured discovery sources). */
+export type PendingSources = Static<typeof PendingSourcesSchema>;
 
 /** `GET /wishlist`. */
 export type WishlistItem = Static<typeof WishlistItemSchema>;

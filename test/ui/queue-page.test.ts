@@ -49,7 +49,7 @@ describe('queue page (auth disabled)', () => {
   it('approves a selection with the bulk action and rejects with the keyboard', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl });
     const { page } = w;
-    await page.goto('/queue?sort=artist&order=asc');
+    await page.goto('/queue?sort=artist&order=asc&view=list');
     await page.getByRole('checkbox', { name: 'Select Artist 00003 — Record number 00003' }).check();
     await page.getByRole('checkbox', { name: 'Select Artist 00004 — Record number 00004' }).check();
     assert.equal(await page.getByTestId('selection-count').textContent(), '2 selected');
@@ -94,7 +94,7 @@ describe('queue page (auth disabled)', () => {
   it('searches, sorts and pages through the queue at phone width', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl, viewport: PHONE });
     const { page } = w;
-    await page.goto('/queue');
+    await page.goto('/queue?view=list');
     await page.getByRole('searchbox', { name: 'Search queue' }).fill('00021');
     await page.waitForURL(/q=00021/);
     // The row for 00021 may already be on the unfiltered first page: wait for the filtered list itself.

@@ -1,17 +1,92 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { launchChromium } from './launch-chromium.js';
 import { seedQueue } from './seed-queue.js';
-import { openPage } from './watched-page.js';
+import { ARTIFACTS_DIR, openPage } from './watched-page.js';
 
 const ITEMS = 5000;
-// Bounds for "does not freeze" on a loaded 2-core CI machine that runs other test files at the same time
-// (quiet-machine numbers are far lower); the printed numbers are what to watch for regressions.
+// Targets of issue #20 on a quiet machine: first meaningful render ≤ 1 s, a page turn ≤ 200 ms, no long task over
+// 100 ms. The assertions use wider bounds, for a loaded 2-core CI machine running other test files at the same
+// time; the printed figures, with the targets beside them, are what to watch for regressions.
+const TARGET = { firstRender: 1000, pageTurn: 200, longTask: 100 };
 const FIRST_RENDER_MS = 5000;
 const PAGE_TURN_MS = 2000;
 const LONGEST_TASK_MS = 1000;
+
+// A script string: it runs in the page, where the DOM types this file is not compiled with exist. It records,
+// with the Performance API's clock (0 = navigation start), when each pager range was first shown (the range
+// renders in the same commit as the page's items) and when the last key was pressed, plus every long task.
+const PROBES = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__longTasks.push([entry.startTime, entry.duration]);
+  }).observe({ type: 'longtask', buffered: true });
+  window.__shown = {};
+  window.__lastInput = 0;
+  document.addEventListener('keydown', () => { window.__lastInput = performance.now(); }, true);
+  document.addEventListener('click', () => { window.__lastInput = performance.now(); }, true);
+  new MutationObserver(() => {
+    const range = document.querySelector('.pager-range');
+    const text = range && range.textContent;
+    if (text && !(text in window.__shown)) window.__shown[text] = performance.now();
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+`;
+
+interface Figures {
+  firstRender: number;
+  turns: number[];
+  /** [start, duration] in ms on the page's clock. */
+  longTasks: [number, number][];
+}
+
+const inPage = async (page: Page, expression: string): Promise<number> => Number(await page.evaluate(expression));
+/** How long after the last key or click the pager first showed `range`. */
+const sinceInput = (page: Page, range: string) => inPage(page, `window.__shown[${JSON.stringify(range)}] - window.__lastInput`);
+
+/** Loads the queue's first page of 100 in `layout`, turns pages and sorts, and reads the page's own clock. */
+async function measure(page: Page, layout: 'list' | 'grid', rowSelector: string): Promise<Figures> {
+  await page.addInitScript(PROBES);
+  await page.goto(`/queue?limit=100&view=${layout}`);
+  await page.getByTestId('queue-total').filter({ hasText: '5,000 pending' }).waitFor();
+  await page.locator(rowSelector).nth(99).waitFor();
+  const firstRender = await inPage(page, `window.__shown['1–100 of 5,000']`);
+
+  const turns: number[] = [];
+  for (let i = 1; i <= 5; i++) {
+    const range = `${i * 100 + 1}–${(i + 1) * 100} of 5,000`;
+    await page.locator('body').press('n');
+    await page.getByText(range).waitFor();
+    turns.push(await sinceInput(page, range));
+  }
+  await page.getByRole('button', { name: 'Last page' }).click();
+  await page.getByText('4,901–5,000 of 5,000').waitFor();
+  turns.push(await sinceInput(page, '4,901–5,000 of 5,000'));
+
+  await page.getByLabel('Sort').selectOption('score:desc');
+  await page.waitForURL(/sort=score/);
+  await page.getByText('1–100 of 5,000').waitFor();
+  await page.locator(rowSelector).nth(99).waitFor();
+
+  const reported: unknown = await page.evaluate('window.__longTasks');
+  const longTasks = Array.isArray(reported) ? reported.map((t): [number, number] => (Array.isArray(t) ? [Number(t[0]), Number(t[1])] : [0, Number(t)])) : [];
+  return { firstRender, turns, longTasks };
+}
+
+function report(label: string, f: Figures): void {
+  const longest = Math.max(0, ...f.longTasks.map(([, duration]) => duration));
+  const met = (value: number, target: number) => (value <= target ? 'met' : 'MISSED');
+  console.log(
+    `queue ${label} with ${ITEMS} items: first render ${Math.round(f.firstRender)} ms (target ${TARGET.firstRender}: ${met(f.firstRender, TARGET.firstRender)}); ` +
+      `page turns ${f.turns.map(Math.round).join(', ')} ms (target ${TARGET.pageTurn}: ${met(Math.max(...f.turns), TARGET.pageTurn)}); ` +
+      `long tasks ${f.longTasks.length}, longest ${Math.round(longest)} ms (target ${TARGET.longTask}: ${met(longest, TARGET.longTask)}); ` +
+      `long tasks at ${f.longTasks.map(([start, duration]) => `${Math.round(start)}+${Math.round(duration)}`).join(', ')} ms`,
+  );
+  assert.ok(f.firstRender < FIRST_RENDER_MS, `first render took ${f.firstRender} ms`);
+  assert.ok(Math.max(...f.turns) < PAGE_TURN_MS, `a page turn took ${Math.max(...f.turns)} ms`);
+  assert.ok(longest < LONGEST_TASK_MS, `the main thread was blocked for ${Math.round(longest)} ms`);
+}
 
 describe('queue page with 5,000 pending items', () => {
   let browser: Browser;
@@ -19,7 +94,7 @@ describe('queue page with 5,000 pending items', () => {
 
   before(async () => {
     app = await startApp();
-    await seedQueue(app.baseUrl, ITEMS);
+    await seedQueue(app.baseUrl, ITEMS, { coverEvery: 1 });
     browser = await launchChromium();
   });
   after(async () => {
@@ -27,57 +102,32 @@ describe('queue page with 5,000 pending items', () => {
     await app?.close();
   });
 
-  it('renders the first page, pages, sorts and searches without blocking the main thread', async () => {
+  it('renders the first page of the table, pages, sorts and searches without blocking the main thread', async () => {
     const w = await openPage(browser, { baseURL: app.baseUrl });
     const { page } = w;
-    // Long tasks (> 50 ms on the main thread) are what a user feels as a frozen page.
-    // A script string: it runs in the page, where the DOM types this file is not compiled with exist.
-    await page.addInitScript(`
-      window.__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
-      }).observe({ type: 'longtask', buffered: true });
-    `);
-
-    const started = Date.now();
-    await page.goto('/queue?limit=100');
-    await page.getByTestId('queue-total').filter({ hasText: '5,000 pending' }).waitFor();
-    await page.locator('tbody tr').nth(99).waitFor();
-    const firstRender = Date.now() - started;
-
-    const turns: number[] = [];
-    for (let i = 1; i <= 5; i++) {
-      const t0 = Date.now();
-      await page.locator('body').press('n');
-      await page.getByText(`${i * 100 + 1}–${(i + 1) * 100} of 5,000`).waitFor();
-      turns.push(Date.now() - t0);
-    }
-    const t0 = Date.now();
-    await page.getByRole('button', { name: 'Last page' }).click();
-    await page.getByText('4,901–5,000 of 5,000').waitFor();
-    turns.push(Date.now() - t0);
-
-    const s0 = Date.now();
-    await page.getByLabel('Sort').selectOption('score:desc');
-    await page.getByText('1–100 of 5,000').waitFor();
-    const sortMs = Date.now() - s0;
-
+    const figures = await measure(page, 'list', 'tbody tr');
     const q0 = Date.now();
     await page.getByRole('searchbox', { name: 'Search queue' }).fill('04321');
     await page.getByText('1–1 of 1').waitFor();
     const searchMs = Date.now() - q0; // includes the 300 ms typing pause
-
-    const reported: unknown = await page.evaluate('window.__longTasks');
-    const longTasks = Array.isArray(reported) ? reported.map(Number) : [];
-    const longest = Math.max(0, ...longTasks);
-    console.log(
-      `queue with ${ITEMS} items: first render ${firstRender} ms; page turns ${turns.join(', ')} ms; ` +
-        `sort ${sortMs} ms; search ${searchMs} ms; long tasks ${longTasks.length} (longest ${Math.round(longest)} ms)`,
-    );
+    console.log(`queue table: search ${searchMs} ms`);
     await w.screenshot('queue-5000-desktop');
-    assert.ok(firstRender < FIRST_RENDER_MS, `first render took ${firstRender} ms`);
-    assert.ok(Math.max(...turns) < PAGE_TURN_MS, `a page turn took ${Math.max(...turns)} ms`);
-    assert.ok(longest < LONGEST_TASK_MS, `the main thread was blocked for ${Math.round(longest)} ms`);
+    report('table', figures);
+    w.assertNoConsoleErrors();
+    await w.close();
+  });
+
+  it('renders the first page of cover cards and pages through them within the targets', async () => {
+    const w = await openPage(browser, { baseURL: app.baseUrl });
+    const { page } = w;
+    const figures = await measure(page, 'grid', '.album-card');
+    // Covers are lazy: only those near the screen were fetched, not a hundred.
+    const loaded = await inPage(page, `[...document.querySelectorAll('img.cover-art')].filter((img) => img.complete && img.naturalWidth > 0).length`);
+    assert.ok(loaded > 0, 'covers are shown');
+    // The first screen: cards far off screen are not rendered (content-visibility), so a full-page shot shows gaps.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: `${ARTIFACTS_DIR}queue-5000-grid-desktop.png` });
+    report('grid', figures);
     w.assertNoConsoleErrors();
     await w.close();
   });

@@ -6,6 +6,8 @@ export interface SeedOptions {
   headers?: Record<string, string>;
   prefix?: string;
   source?: (i: number) => string;
+  /** Every n-th item gets a cover (default 4; 1 gives every item one). */
+  coverEvery?: number;
 }
 
 const COVER = 'data:image/svg+xml,' + encodeURIComponent(
@@ -15,6 +17,7 @@ const COVER = 'data:image/svg+xml,' + encodeURIComponent(
 /** Adds `count` distinct pending candidates through the API, 1000 per request (the API's batch limit). */
 export async function seedQueue(baseUrl: string, count: number, options: SeedOptions = {}): Promise<void> {
   const prefix = options.prefix ?? 'Artist';
+  const coverEvery = options.coverEvery ?? 4;
   const sources = options.source ?? ((i: number) => ['listenbrainz', 'lastfm', 'manual'][i % 3] ?? 'manual');
   for (let start = 0; start < count; start += 1000) {
     const batch = [];
@@ -26,7 +29,7 @@ export async function seedQueue(baseUrl: string, count: number, options: SeedOpt
         source: sources(i),
         score: Math.round(((i * 37) % 100) + (i % 7) / 10) / 1,
         year: 1960 + (i % 64),
-        ...(i % 4 === 0 ? { cover_url: COVER } : {}),
+        ...(i % coverEvery === 0 ? { cover_url: COVER } : {}),
       });
     }
     const res = await api(baseUrl, 'POST', '/api/v1/queue', batch, options.headers);

@@ -50,7 +50,7 @@ describe('GET /api/v1/openapi.json', () => {
       assert.ok(doc.paths[path], `missing ${path}`);
     }
     const pending = doc.paths['/api/v1/queue/pending']?.get;
-    assert.deepEqual(pending?.parameters?.map((p) => p.name), ['limit', 'offset', 'sort', 'order', 'source', 'q']);
+    assert.deepEqual(pending?.parameters?.map((p) => p.name), ['limit', 'offset', 'sort', 'order', 'source', 'q', 'hide_owned']);
     assert.deepEqual(doc.paths['/api/v1/queue/{id}/approve']?.post?.parameters?.map((p) => [p.name, p.in]), [['id', 'path']]);
     assert.ok(doc.components.schemas.QueueItem, 'QueueItem is a shared component');
     assert.ok(doc.paths['/api/v1/queue/{id}/approve']?.post?.responses['409'], 'documents the 409');
@@ -59,7 +59,7 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('marks a query parameter or body field with a default as not required', () => {
     const required = (path: string) => Object.fromEntries((doc.paths[path]?.get?.parameters ?? []).map((p) => [p.name, p.required]));
-    assert.deepEqual(required('/api/v1/queue/pending'), { limit: false, offset: false, sort: false, order: false, source: false, q: false });
+    assert.deepEqual(required('/api/v1/queue/pending'), { limit: false, offset: false, sort: false, order: false, source: false, q: false, hide_owned: false });
     assert.deepEqual(required('/api/v1/queue'), { status: true, limit: false, offset: false });
     // dry_run defaults to false: a client may leave it out.
     const webhookTest = doc.components.schemas.WebhookTestRequest;

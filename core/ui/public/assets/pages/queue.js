@@ -1,5 +1,6 @@
-// The pending queue: server-side search, sort and paging (so 5,000 items cost the same as 50), decisions per
-// item and for a selection, keyboard shortcuts, and live refresh when items are added or decided elsewhere.
+// The pending queue: cover cards or a table, server-side search, filters, sort and paging (so 5,000 items cost
+// the same as 50), decisions per item and for a selection, keyboard shortcuts, and live refresh when items are
+// added or decided elsewhere.
 import { Component } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../html.js';
@@ -12,6 +13,11 @@ import { formatAgo, formatCount, formatTime, releaseName } from '../format.js';
 import { ErrorNotice, errorText, toast } from '../components/notice.js';
 import { Pager } from '../components/pager.js';
 import { SearchBox } from '../components/search-box.js';
+import { CoverArt } from '../components/cover-art.js';
+import { CrateGrid } from '../components/crate-grid.js';
+import { KnownBadges } from '../components/album-card.js';
+import { PAGE_SIZES, QueueFilters } from './queue-filters.js';
+import { QueueLayoutToggle, queueLayoutOf } from './queue-layout-choice.js';
 import { QueueShortcuts, useQueueKeys } from './queue-keys.js';
 import { DecidedQueue, restoreItems } from './queue-decided.js';
 import { AddButton } from '../components/add-dialog.js';
@@ -29,31 +35,13 @@ import { nextTrack, playAlbum, PlayButton } from '../components/preview-player.j
  * @property {string} source
  * @property {string} sort
  * @property {'asc' | 'desc'} order
+ * @property {boolean} hide_owned
  * @property {number} limit
  * @property {number} offset
  */
 
-/**
- * What a row may do; one object for every row, whose functions are replaced on each render.
- * @typedef {object} RowActions
- * @property {(index: number) => void} activate
- * @property {(id: string) => void} toggle
- * @property {(item: QueueItem, decision: Decision) => void} decide
- * @property {(item: QueueItem) => void} open shows the album panel
- */
+/** What a row or a card may do (see album-card.js). @typedef {import('../components/album-card.js').CardActions} RowActions */
 
-/** @type {[value: string, label: string][]} */
-const SORTS = [
-  ['added_at:desc', 'Newest first'],
-  ['added_at:asc', 'Oldest first'],
-  ['score:desc', 'Highest score'],
-  ['score:asc', 'Lowest score'],
-  ['artist:asc', 'Artist A–Z'],
-  ['artist:desc', 'Artist Z–A'],
-  ['year:desc', 'Year, newest'],
-  ['year:asc', 'Year, oldest'],
-];
-const PAGE_SIZES = [25, 50, 100, 200];
 /** @type {Record<Decision, string>} */
 const VERB = { approve: 'Approved', reject: 'Rejected' };
 /** @type {[status: QueueItem['status'], label: string][]} */
@@ -70,6 +58,7 @@ function readParams(params) {
     source: params.get('source') || '',
     sort: params.get('sort') || 'added_at',
     order: params.get('order') === 'asc' ? 'asc' : 'desc',
+    hide_owned: params.get('hide_owned') === 'true',
     limit,
     offset: Math.max(0, Math.floor(Number(params.get('offset')) / limit) * limit || 0),
   };
@@ -91,14 +80,15 @@ export function QueuePage({ session, params }) {
 function QueueViews({ status }) {
   return html`<div class="segmented queue-views" role="group" aria-label="Queue items">
     ${VIEWS.map(([s, label]) => html`<button key=${s} type="button" class="btn btn-small" aria-pressed=${status === s ? 'true' : 'false'}
-      onClick=${() => setParams({ status: s === 'pending' ? undefined : s, offset: undefined, q: undefined, source: undefined })}>${label}</button>`)}
+      onClick=${() => setParams({ status: s === 'pending' ? undefined : s, offset: undefined, q: undefined, source: undefined, hide_owned: undefined })}>${label}</button>`)}
   </div>`;
 }
 
 /** @param {import('../app.js').PageProps} props */
 function PendingQueue({ session, params }) {
   const view = readParams(params);
-  const key = query(view);
+  const layout = queueLayoutOf(params);
+  const key = query({ ...view, hide_owned: view.hide_owned || undefined });
   const pending = useResource((signal) => getPendingQueue(key, signal), key);
   const refresh = useDebounced(pending.reload, 400);
   useLiveEvents(['queue_added', 'queue_approved', 'queue_rejected'], refresh);
@@ -186,8 +176,12 @@ function PendingQueue({ session, params }) {
   }, [active]);
 
   // Rows get one stable object of callbacks, so a row re-renders only when its own item or flags change.
+  // `open` (an album's details) and `renderExtra` (e.g. a play button on the cover) are hooks the cards offer.
   /** @type {RowActions} */
-  const latestActions = { activate: setActive, toggle, decide: (item, d) => decide([item], d), open: setPanel };
+  const latestActions = {
+    activate: setActive, toggle, decide: (item, d) => decide([item], d), open: setPanel,
+    renderExtra: (item) => html`<${PlayButton} album=${item} name=${releaseName(item)} />`,
+  };
   const rowActions = useRef(latestActions);
   Object.assign(rowActions.current, latestActions);
 
@@ -195,31 +189,18 @@ function PendingQueue({ session, params }) {
   return html`<section aria-labelledby="queue-title" class="queue">
     <div class="page-head">
       <h1 id="queue-title">Queue ${data ? html`<span class="muted count-inline" data-testid="queue-total">${formatCount(data.total)} pending</span>` : null}</h1>
-      <span class="button-row">
+      <div class="button-row">
+        <${QueueLayoutToggle} layout=${layout} />
         <button type="button" class="btn btn-small btn-ghost" onClick=${help.toggle} aria-expanded=${help.open} aria-controls="queue-keys">Keyboard shortcuts</button>
         ${canDecide ? html`<${AddButton} onAdded=${refresh} />` : null}
-      </span>
+      </div>
     </div>
     <${QueueViews} status="pending" />
     ${help.open ? html`<${QueueShortcuts} id="queue-keys" />` : null}
     <div class="toolbar" role="search">
       <${SearchBox} inputRef=${searchRef} label="Search queue" placeholder="Search artist, album, source…  ( / )" value=${view.q}
         onSearch=${(/** @type {string} */ q) => setParams({ q, offset: undefined })} />
-      <label class="field"><span>Source</span>
-        <${SearchBox} label="Filter by source" placeholder="any" value=${view.source} bare=${true}
-          onSearch=${(/** @type {string} */ source) => setParams({ source, offset: undefined })} />
-      </label>
-      <label class="field"><span>Sort</span>
-        <select value=${`${view.sort}:${view.order}`} onChange=${(/** @type {import('preact').TargetedEvent<HTMLSelectElement>} */ e) => {
-          const [sort, order] = e.currentTarget.value.split(':');
-          setParams({ sort, order, offset: undefined });
-        }}>${SORTS.map(([value, label]) => html`<option key=${value} value=${value}>${label}</option>`)}</select>
-      </label>
-      <label class="field"><span>Per page</span>
-        <select value=${String(view.limit)} onChange=${(/** @type {import('preact').TargetedEvent<HTMLSelectElement>} */ e) => setParams({ limit: e.currentTarget.value, offset: undefined })}>
-          ${PAGE_SIZES.map((n) => html`<option key=${n} value=${n}>${n}</option>`)}
-        </select>
-      </label>
+      <${QueueFilters} view=${view} generation=${data ? data.total : -1} />
     </div>
     ${canDecide && selection.length > 0 ? html`<div class="selection-bar" role="region" aria-label="Selection">
       <span data-testid="selection-count">${selection.length} selected</span>
@@ -228,7 +209,11 @@ function PendingQueue({ session, params }) {
       <button type="button" class="btn btn-ghost" onClick=${() => setSelected(new Set())}>Clear</button>
     </div>` : null}
     <${ErrorNotice} error=${pending.error} onRetry=${pending.reload} />
-    <table class="table queue-table" aria-busy=${pending.loading ? 'true' : 'false'} aria-describedby="queue-title">
+    ${layout === 'grid' ? html`
+    ${canDecide && items.length > 0 ? html`<label class="check-field select-page"><input type="checkbox" aria-label="Select all on this page" checked=${allOnPage}
+      onChange=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setSelected(e.currentTarget.checked ? new Set(items.map((i) => i.id)) : new Set())} /><span>Select page</span></label>` : null}
+    <${CrateGrid} items=${items} active=${active} selected=${selected} canDecide=${canDecide} busy=${busy} loading=${pending.loading} actions=${rowActions.current} />`
+    : html`<table class="table queue-table" aria-busy=${pending.loading ? 'true' : 'false'} aria-describedby="queue-title">
       <thead><tr>
         ${canDecide ? html`<th class="col-select"><input type="checkbox" aria-label="Select all on this page" checked=${allOnPage}
           onChange=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setSelected(e.currentTarget.checked ? new Set(items.map((i) => i.id)) : new Set())} /></th>` : null}
@@ -240,10 +225,10 @@ function PendingQueue({ session, params }) {
         ${items.map((item, index) => html`<${QueueRow} key=${item.id} item=${item} index=${index} active=${index === active}
           selected=${selected.has(item.id)} canDecide=${canDecide} busy=${busy} actions=${rowActions.current} />`)}
       </tbody>
-    </table>
+    </table>`}
     ${data && items.length === 0 && !pending.loading
-      ? view.q || view.source || data.total > 0
-        ? html`<p class="empty">${view.q || view.source ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
+      ? view.q || view.source || view.hide_owned || data.total > 0
+        ? html`<p class="empty">${view.q || view.source || view.hide_owned ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
         : html`<${EmptyQueue} canAdd=${canDecide} canRun=${session.can('approver')} onAdded=${refresh} />`
       : null}
     ${panel ? html`<${AlbumPanel} album=${panel} busy=${busy} onClose=${() => setPanel(null)}
@@ -290,14 +275,15 @@ class QueueRow extends Component {
     return html`<tr data-row-index=${index} data-id=${item.id} class=${`${active ? 'row-active' : ''} ${selected ? 'row-selected' : ''}`} onClick=${() => actions.activate(index)}>
       ${canDecide ? html`<td class="col-select"><input type="checkbox" aria-label=${`Select ${name}`} checked=${selected} onChange=${() => actions.toggle(item.id)} /></td>` : null}
       <td class="col-cover"><div class="cover-slot">
-        <span class="cover-open" onClick=${() => actions.open(item)}><${Cover} url=${item.cover_url} artist=${item.artist} /></span>
+        <span class="cover-open" onClick=${() => actions.open?.(item)}><${CoverArt} item=${item} className="cover" /></span>
         <${PlayButton} album=${item} name=${name} />
       </div></td>
       <td class="col-release">
-        <button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => actions.open(item)}>
+        <button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => actions.open?.(item)}>
         <span class="release-artist">${item.artist}</span>
         <span class="release-work">${item.album || item.title || ''}${item.type === 'track' ? html` <span class="muted">(track)</span>` : null}</span>
         </button>
+        <${KnownBadges} item=${item} />
         <span class="release-meta">${[item.source, item.score !== undefined ? `score ${item.score}` : '', item.year].filter(Boolean).join(' · ')}</span>
       </td>
       <td class="col-source">${item.source}</td>
@@ -310,11 +296,4 @@ class QueueRow extends Component {
       </td>` : null}
     </tr>`;
   }
-}
-
-/** @param {{ url: string | undefined, artist: string }} props */
-function Cover({ url, artist }) {
-  const [failed, setFailed] = useState(false);
-  if (!url || failed) return html`<span class="cover cover-empty" aria-hidden="true">${(artist || '?').slice(0, 1).toUpperCase()}</span>`;
-  return html`<img class="cover" src=${url} alt="" width="48" height="48" loading="lazy" decoding="async" onError=${() => setFailed(true)} />`;
 }

@@ -111,7 +111,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
       const byName = await rawRequest(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { host: 'crateflow:8080' } });
       assert.equal(byName.status, 200, 'the compose service name is an allowed Host');
       const plugins = await rawRequest(`http://127.0.0.1:${port}/api/v1/plugins`);
-      assert.deepEqual((JSON.parse(plugins.text) as { items: { name: string }[] }).items.map((p) => p.name).sort(), ['download-slskd', 'library-subsonic', 'webhooks']);
+      assert.deepEqual((JSON.parse(plugins.text) as { items: { name: string }[] }).items.map((p) => p.name).sort(), ['download-slskd', 'library-subsonic', 'preview-deezer', 'webhooks']);
     } finally {
       service.kill('SIGTERM');
     }

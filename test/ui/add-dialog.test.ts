@@ -96,7 +96,7 @@ describe('Add dialog', () => {
       await dialog.waitFor({ state: 'hidden' });
       await page.locator('button.btn-add:focus').waitFor();
       // The queue shows what was added (it reloads after an add).
-      await page.getByRole('button', { name: `${toQueue.artist} ${toQueue.title}`, exact: true }).waitFor();
+      await page.getByRole('button', { name: `Details of ${toQueue.artist} — ${toQueue.title}`, exact: true }).waitFor();
       w.assertNoConsoleErrors([/404 \(Not Found\)/]);
       await w.close();
     });

@@ -71,7 +71,8 @@ describe('album panel', () => {
       const w = await openPage(browser, { baseURL: app.baseUrl, viewport });
       const { page } = w;
       await stubDetail(page);
-      await page.goto('/queue');
+      // The list view: its rows open the panel from the title (the cards' cover does in the grid, below).
+      await page.goto('/queue?view=list');
 
       const opener = page.getByRole('button', { name: 'Broadcast Tender Buttons', exact: true });
       await opener.click();
@@ -111,6 +112,14 @@ describe('album panel', () => {
       await failed.getByRole('button', { name: 'Try again' }).waitFor();
       await failed.getByRole('button', { name: 'Close' }).click();
       await failed.waitFor({ state: 'hidden' });
+
+      // In the grid (the default view), a card's cover opens the same panel.
+      await page.goto('/queue?view=grid');
+      await page.getByRole('button', { name: 'Details of Broadcast — Tender Buttons', exact: true }).click();
+      await panel.getByRole('list', { name: 'Tracks' }).getByText('Tears in the Typing Pool').waitFor();
+      await page.keyboard.press('Escape');
+      await panel.waitFor({ state: 'hidden' });
+      await page.goto('/queue?view=list');
 
       await opener.click();
       await panel.getByRole('button', { name: 'Approve', exact: true }).click();

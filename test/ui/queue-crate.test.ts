@@ -46,9 +46,9 @@ describe('queue page as a crate of cover cards', () => {
     assert.equal(await img.getAttribute('loading'), 'lazy');
     assert.equal(await img.getAttribute('src'), `/api/v1/covers/${withArt.id}?size=250`);
     assert.match((await img.getAttribute('srcset')) ?? '', /size=500 2x/);
-    // A script string (it runs in the page, polled until true): the cover has loaded real pixels.
+    // The cover has loaded real pixels (polled in the page; a function, as the app's CSP refuses the eval a string needs).
     const id = await card(page, withArt.title).getAttribute('data-id');
-    await page.waitForFunction(`(() => { const img = document.querySelector('.album-card[data-id="${id}"] img.cover-art'); return !!img && img.complete && img.naturalWidth > 0; })()`);
+    await page.waitForFunction(coverLoaded, id ?? '');
     const missing = card(page, withoutArt.title);
     await missing.scrollIntoViewIfNeeded();
     await missing.getByTestId('cover-placeholder').waitFor();
@@ -237,4 +237,14 @@ const viewportShot = (page: Page, name: string) => page.screenshot({ path: `${AR
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Runs in the page: whether the card's cover image has decoded pixels. The project compiles without the DOM types,
+ * hence the narrow view of `document`.
+ */
+function coverLoaded(cardId: string): boolean {
+  const doc = (globalThis as unknown as { document: { querySelector(s: string): { complete: boolean; naturalWidth: number } | null } }).document;
+  const img = doc.querySelector(`.album-card[data-id="${cardId}"] img.cover-art`);
+  return !!img && img.complete && img.naturalWidth > 0;
 }

@@ -57,6 +57,9 @@ const ACCESS: Record<string, Access> = {
   'GET /api/v1/events/stream': 'viewer',
   'GET /api/v1/search': 'viewer',
   'GET /api/v1/covers/{mbid}': 'viewer',
+  'GET /api/v1/queue/sources': 'viewer',
+  'GET /api/v1/previews': 'viewer',
+  'GET /api/v1/release-groups/{mbid}': 'viewer',
 };
 const RANK: Record<Access, number> = { public: 0, viewer: 1, approver: 2, admin: 3 };
 

@@ -28,7 +28,7 @@ export interface ReleaseGroupSearchDeps {
 export class ReleaseGroupSearch {
   // MusicBrainz answers one request a second to the whole instance: searches past these wait in its pacing queue
   // for minutes while holding a connection each, so a flood of them is refused at once (503, try again) instead.
-  private readonly limit = new ConcurrencyLimit({ concurrent: 2, queued: 8, refuse: () => new UpstreamUnavailableError('MusicBrainz', 2, { busy: true }) });
+  private readonly limit = new ConcurrencyLimit({ concurrent: 2, queued: 16, refuse: () => new UpstreamUnavailableError('MusicBrainz', 2, { busy: true }) });
 
   constructor(private readonly deps: ReleaseGroupSearchDeps) {}
 

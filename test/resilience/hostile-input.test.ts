@@ -21,6 +21,7 @@ import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess }
 import { writeServiceConfig } from './write-service-config.js';
 import { ms, percentile, printReport } from './statistics.js';
 import { startFakeCoverArtArchive } from '../fakes/fake-cover-art-archive.js';
+import { startFakeDeezer } from '../fakes/fake-deezer.js';
 import { startFakeMusicBrainz } from '../fakes/fake-musicbrainz.js';
 
 // Issue 10, part 3: hostile input. A generated corpus of at least 100,000 requests against every operation of
@@ -71,11 +72,12 @@ describe('hostile input', () => {
     assert.ok(receiverAddress && typeof receiverAddress === 'object');
     const liveWebhookUrl = `http://127.0.0.1:${receiverAddress.port}/hook`;
 
-    // Search, covers and mbid lookups reach these fakes, never the public services (and a metadata route answers
+    // Search, covers, previews and mbid lookups reach these fakes, never the public services (and a metadata route answers
     // 4xx for hostile input, not a 503 for a service that is not configured or not reachable).
     const musicbrainz = await startFakeMusicBrainz({ rateLimit: false });
     const coverArt = await startFakeCoverArtArchive({ catalogue: musicbrainz.catalogue });
-    t.after(() => Promise.all([musicbrainz.close(), coverArt.close()]));
+    const deezer = await startFakeDeezer({ catalogue: musicbrainz.catalogue, quota: false });
+    t.after(() => Promise.all([musicbrainz.close(), coverArt.close(), deezer.close()]));
 
     const port = await freePort();
     const requestsDir = join(dir, 'blackhole', 'requests');
@@ -89,6 +91,7 @@ describe('hostile input', () => {
           musicbrainz: { url: musicbrainz.url, request_interval_ms: 0 },
           coverartarchive: { url: coverArt.url },
         },
+        previews: { type: 'deezer', url: deezer.url, preview_origins: [deezer.cdnUrl] },
       },
     });
     const service = await startServiceProcess({ script: SERVICE_CHILD, args: ['--config', configPath], port });

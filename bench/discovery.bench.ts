@@ -1,4 +1,4 @@
-import { createHttpClient, type DiscoverySource, type HttpClient, type SourceCandidate } from '@crateflow/sdk';
+import { createHttpClient, type DiscoverySource, type SourceCandidate } from '@crateflow/sdk';
 import { ManualClock as ContextClock, MemoryStorage } from '@crateflow/sdk/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { MusicBrainzClient } from '../core/metadata/musicbrainz-client.js';
 import newReleases from '../plugins/source-new-releases/index.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz } from '../test/fakes/fake-musicbrainz.js';
 import { generateMusicBrainzCatalogue } from '../test/fakes/musicbrainz-catalogue.js';
+import { inFlightHttpClient } from '../test/helpers/in-flight-http-client.js';
 import { ManualClock } from '../test/helpers/manual-clock.js';
 import { createPluginTestContext } from '../test/helpers/plugin-test-context.js';
 import { runOnClock } from '../test/helpers/run-on-clock.js';
@@ -45,17 +46,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
   const fake = await startFakeMusicBrainz({ catalogue, clock, rateLimit: { perSecond: 1, burst: 1 } });
   const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-bench-discovery-'));
   const http = createHttpClient({ userAgent: 'replaced-by-the-client', defaultTimeoutMs: 10_000 });
-  let inFlight = 0;
-  const counted: HttpClient = {
-    request: async (req) => {
-      inFlight++;
-      try {
-        return await http.request(req);
-      } finally {
-        inFlight--;
-      }
-    },
-  };
+  const { client: counted, busy } = inFlightHttpClient(http);
   const storage = new MemoryStorage();
   const clients: MusicBrainzClient[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -74,7 +65,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
     closers.push(() => harness.close());
     const source: DiscoverySource = await newReleases.create(harness.context);
     const [requestsBefore, refusedBefore, pacedBefore, realBefore] = [fake.answered.length, fake.refusedForRate, clock.now(), performance.now()];
-    const found = await runOnClock(clock, collect(source, new FakeSourceRun({ artists: library, ...runOptions })), { busy: () => inFlight > 0, limitMs: 30 * DAY_MS });
+    const found = await runOnClock(clock, collect(source, new FakeSourceRun({ artists: library, ...runOptions })), { busy, limitMs: 30 * DAY_MS });
     figures.push({
       name, requests: fake.answered.length - requestsBefore, refused: fake.refusedForRate - refusedBefore, candidates: found.length,
       pacedMs: clock.now() - pacedBefore, realMs: performance.now() - realBefore,

@@ -1,4 +1,4 @@
-import { createHttpClient, type DiscoverySource, type HttpClient } from '@crateflow/sdk';
+import { createHttpClient, type DiscoverySource } from '@crateflow/sdk';
 import { ManualClock as ContextClock, MemoryStorage } from '@crateflow/sdk/testing';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { MusicBrainzClient } from '../../../core/metadata/musicbrainz-client.js'
 import newReleases from '../../../plugins/source-new-releases/index.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz } from '../../fakes/fake-musicbrainz.js';
 import { generateMusicBrainzCatalogue, type MusicBrainzCatalogue } from '../../fakes/musicbrainz-catalogue.js';
+import { inFlightHttpClient } from '../../helpers/in-flight-http-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { runOnClock } from '../../helpers/run-on-clock.js';
@@ -41,17 +42,7 @@ async function paced(t: TestContext): Promise<Paced> {
     await Promise.all([...clients.map((client) => client.close()), http.close(), fake.close()]);
     await rm(dataDir, { recursive: true, force: true });
   });
-  let inFlight = 0;
-  const counted: HttpClient = {
-    request: async (req) => {
-      inFlight++;
-      try {
-        return await http.request(req);
-      } finally {
-        inFlight--;
-      }
-    },
-  };
+  const { client: counted, busy } = inFlightHttpClient(http);
   const storage = new MemoryStorage();
   return {
     fake, catalogue, clock, storage,
@@ -62,7 +53,7 @@ async function paced(t: TestContext): Promise<Paced> {
         baseUrl: fake.url, http: counted, minIntervalMs: 1000 });
       clients.push(client);
       const source = await make(client);
-      return runOnClock(clock, collect(source, run), { busy: () => inFlight > 0, limitMs: 10 * 24 * 60 * 60 * 1000 });
+      return runOnClock(clock, collect(source, run), { busy, limitMs: 10 * 24 * 60 * 60 * 1000 });
     },
   };
 }

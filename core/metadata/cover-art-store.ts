@@ -65,6 +65,11 @@ export class CoverArtStore {
     return this.dir;
   }
 
+  /** Downloads running and waiting now (for tests and reports). */
+  get load(): { running: number; waiting: number } {
+    return this.limit.load;
+  }
+
   /** The front cover at `size` px, or 'none' when the release group has none (or the id is not an MBID). */
   async get(releaseGroupMbid: string, size: CoverSize): Promise<StoredCover | 'none'> {
     const mbid = releaseGroupMbid.trim().toLowerCase();

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { createLogger } from '../../../core/logging/create-logger.js';
 import { CoverArtStore } from '../../../core/metadata/cover-art-store.js';
 import { startFakeCoverArtArchive } from '../../fakes/fake-cover-art-archive.js';
+import { eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 
 class Refused extends Error {}
@@ -38,6 +39,8 @@ describe('CoverArtStore limits', () => {
     assert.ok(a && b && c && missing);
     const first = store.get(a, 250);
     const second = store.get(b, 250);
+    // Each get looks on disk first, so which one reaches the queue first is up to the file system: wait for both.
+    await eventually(() => (store.load.running === 1 && store.load.waiting === 1 ? true : undefined), 5000, 'one fetch running and one waiting');
     await assert.rejects(store.get(c, 250), Refused);
     open();
     const [one, two] = await Promise.all([first, second]);

@@ -1,4 +1,4 @@
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { LibraryAlbum } from '@crateflow/sdk';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
@@ -13,6 +13,18 @@ const WRITE_BYTES = 1024 * 1024;
 const LIST = '\x1e';
 const LIST_BYTE = 0x1e;
 const RECOVERY = 'move this file away and run a library sync: the catalogue is read again from the library';
+
+/** What tells one albums file from another: a sync writes a new file (a new inode) and renames it into place. */
+export interface FileIdentity {
+  dev: string;
+  ino: string;
+  size: string;
+  mtime: string;
+}
+
+export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime === b.mtime;
+}
 
 /** One line of the file as the index needs it: where it starts and the keys it is matched by. */
 export interface IndexedLine {
@@ -56,6 +68,18 @@ export class LibraryAlbumsFile {
     });
     this.handle = await open(this.path, 'r').catch(ignoreMissing);
     return lines;
+  }
+
+  /** Which file is there now (none yet: undefined), to tell whether an index saved beside it is of it. */
+  async identity(): Promise<FileIdentity | undefined> {
+    const info = await stat(this.path, { bigint: true }).catch(ignoreMissing);
+    return info && { dev: String(info.dev), ino: String(info.ino), size: String(info.size), mtime: String(info.mtimeNs) };
+  }
+
+  /** Opens the file for page reads without indexing it (the index was loaded from disk). */
+  async openForReading(): Promise<void> {
+    await unlink(this.tempPath).catch(ignoreMissing);
+    this.handle = await open(this.path, 'r').catch(ignoreMissing);
   }
 
   /** Replaces the catalogue with `albums` (in the order given); answers each line's offset and keys. */

@@ -1,6 +1,8 @@
 import { normalizeName, type LibraryAlbum } from '@crateflow/sdk';
 import type { JsonDocument } from '../storage/json-document.js';
-import { LibraryAlbumsFile, type IndexedLine } from './library-albums-file.js';
+import { HashedKeyTable } from '../storage/hashed-key-table.js';
+import { IndexFile } from '../storage/index-file.js';
+import { LibraryAlbumsFile, sameFile, type FileIdentity, type IndexedLine } from './library-albums-file.js';
 import { AlbumMatcher, type AlbumIdentity } from './library-index.js';
 
 /**
@@ -25,21 +27,26 @@ export interface LibraryPage {
  * keys and each album's line offset are in memory; albums are read from disk when a page or a match needs them.
  */
 export class LibraryCatalog {
-  private readonly matcher = new AlbumMatcher<number>();
-  private offsets: number[] = [];
+  private matcher = new AlbumMatcher();
+  private offsets: Float64Array<ArrayBuffer> = new Float64Array(0);
 
   /** Use {@link LibraryCatalog.open}: it reads the index. (Public only because the DI container names the class.) */
-  constructor(private readonly doc: JsonDocument<LibraryData>, private readonly file: LibraryAlbumsFile) {}
+  constructor(
+    private readonly doc: JsonDocument<LibraryData>,
+    private readonly file: LibraryAlbumsFile,
+    private readonly saved: IndexFile<FileIdentity>,
+  ) {}
 
   static async open(doc: JsonDocument<LibraryData>, albumsPath: string): Promise<LibraryCatalog> {
-    const catalog = new LibraryCatalog(doc, new LibraryAlbumsFile(albumsPath));
+    const catalog = new LibraryCatalog(doc, new LibraryAlbumsFile(albumsPath), new IndexFile(`${albumsPath}.idx`));
     const legacy = doc.data.albums;
     if (legacy && legacy.length > 0) {
       // An earlier version kept every album in library.json: move them to their own file, then drop them there.
       // A crash between the two leaves them in both, and the next start moves them again.
       await catalog.replace(legacy, doc.data.synced_at ?? new Date(0).toISOString());
-    } else {
+    } else if (!(await catalog.loadSavedIndex())) {
       catalog.reindex(await catalog.file.index());
+      await catalog.saveIndex();
     }
     return catalog;
   }
@@ -67,7 +74,7 @@ export class LibraryCatalog {
 
   /** Albums in shelf order, `limit` from `offset`. */
   async page(offset: number, limit: number): Promise<LibraryPage> {
-    return { items: await this.file.read(this.offsets.slice(offset, offset + limit)), total: this.offsets.length };
+    return { items: await this.file.read(Array.from(this.offsets.subarray(offset, offset + limit))), total: this.offsets.length };
   }
 
   /** Albums matching `matches`, in shelf order, `limit` from `offset`: a scan of the file, for searches. */
@@ -101,6 +108,7 @@ export class LibraryCatalog {
   async replace(albums: LibraryAlbum[], syncedAt: string): Promise<void> {
     const lines = await this.file.replace(albums.sort(shelfOrder));
     this.reindex(lines);
+    await this.saveIndex();
     this.doc.data.synced_at = syncedAt;
     this.doc.data.count = lines.length;
     if (this.doc.data.albums) this.doc.data.albums = []; // emptied, not deleted: a change log records values
@@ -112,9 +120,47 @@ export class LibraryCatalog {
   }
 
   private reindex(lines: readonly IndexedLine[]): void {
-    this.matcher.clear();
-    this.offsets = lines.map((line) => line.offset);
+    this.matcher = new AlbumMatcher();
+    this.offsets = Float64Array.from(lines, (line) => line.offset);
     lines.forEach((line, i) => this.matcher.addMatchKeys(line.keys, i));
+  }
+
+  /**
+   * The index saved beside the albums file at the last sync, when it is of that very file (same inode, size and
+   * modification time: a sync replaces the file whole, a restore from a backup writes a new one). A start-up then
+   * reads a few MB of arrays instead of every line of the catalogue.
+   */
+  private async loadSavedIndex(): Promise<boolean> {
+    const [saved, identity] = await Promise.all([this.saved.read(), this.file.identity()]);
+    if (!saved || !identity || !sameFile(saved.meta, identity)) return false;
+    const { offsets, mbidHigh, mbidLow, mbidValues, nameHigh, nameLow, nameValues } = saved.arrays;
+    if (!(offsets instanceof Float64Array) || !(mbidHigh instanceof Uint32Array) || !(mbidLow instanceof Uint32Array) || !(mbidValues instanceof Int32Array)) return false;
+    if (!(nameHigh instanceof Uint32Array) || !(nameLow instanceof Uint32Array) || !(nameValues instanceof Int32Array)) return false;
+    try {
+      this.matcher = new AlbumMatcher({
+        byMbid: HashedKeyTable.fromArrays({ high: mbidHigh, low: mbidLow, values: mbidValues }),
+        byName: HashedKeyTable.fromArrays({ high: nameHigh, low: nameLow, values: nameValues }),
+      });
+    } catch {
+      return false;
+    }
+    this.offsets = offsets;
+    await this.file.openForReading();
+    return true;
+  }
+
+  /** Saves the index; a failure only costs the next start-up a full read, so it is logged by nobody and ignored. */
+  private async saveIndex(): Promise<void> {
+    const identity = await this.file.identity();
+    if (!identity) return this.saved.remove();
+    const { byMbid, byName } = this.matcher.tables;
+    const mbid = byMbid.arrays;
+    const name = byName.arrays;
+    await this.saved
+      .write(identity, {
+        offsets: this.offsets, mbidHigh: mbid.high, mbidLow: mbid.low, mbidValues: mbid.values, nameHigh: name.high, nameLow: name.low, nameValues: name.values,
+      })
+      .catch(() => this.saved.remove().catch(() => undefined));
   }
 }
 

@@ -1,4 +1,5 @@
 import { normalizeName } from '@crateflow/sdk';
+import { HashedKeyTable } from '../storage/hashed-key-table.js';
 
 /** What identifies an album for matching: its MusicBrainz id(s) when known, else normalised artist + album. */
 export interface AlbumIdentity {
@@ -12,39 +13,52 @@ export interface AlbumIdentity {
 /**
  * Answers "do we already have this album?" for de-duplication and library matching, by `mbid` when both sides
  * have one, else by normalised artist + album. The one implementation every matcher uses.
+ *
+ * Owners are numbers (a line, a slot): the keys live in two {@link HashedKeyTable}s, which hold no strings, so a
+ * year of decisions and a 100,000-album library cost a few MB, and an index can save and load its matcher whole.
  */
-export class AlbumMatcher<Owner = string> {
-  private readonly byMbid = new Map<string, Owner>();
-  private readonly byName = new Map<string, Owner>();
+export class AlbumMatcher {
+  private byMbid: HashedKeyTable;
+  private byName: HashedKeyTable;
 
-  /** Remembers `item` under `owner` (an id, or any label the caller wants back from `find`). */
-  add(item: AlbumIdentity, owner: Owner): void {
+  constructor(tables?: { byMbid: HashedKeyTable; byName: HashedKeyTable }) {
+    this.byMbid = tables?.byMbid ?? new HashedKeyTable();
+    this.byName = tables?.byName ?? new HashedKeyTable();
+  }
+
+  /** The two tables, to save with an index (see {@link AlbumMatcher} constructor to load them). */
+  get tables(): { byMbid: HashedKeyTable; byName: HashedKeyTable } {
+    return { byMbid: this.byMbid, byName: this.byName };
+  }
+
+  /** Remembers `item` under `owner`. */
+  add(item: AlbumIdentity, owner: number): void {
     this.addMatchKeys({ mbids: mbidsOf(item), names: namesOf(item) }, owner);
   }
 
   /** `add` with keys already computed (a lowercased mbid and a name key; empty for none), as stored on disk. */
-  addKeys(mbid: string | undefined, name: string | undefined, owner: Owner): void {
-    if (mbid) this.byMbid.set(compactMbid(mbid), owner);
+  addKeys(mbid: string | undefined, name: string | undefined, owner: number): void {
+    if (mbid) this.byMbid.set(mbid, owner);
     if (name) this.byName.set(name, owner);
   }
 
   /** Every key of `keys` (from {@link matchKeysOf}) under `owner`. */
-  addMatchKeys(keys: MatchKeys, owner: Owner): void {
-    for (const mbid of keys.mbids) this.byMbid.set(compactMbid(mbid), owner);
+  addMatchKeys(keys: MatchKeys, owner: number): void {
+    for (const mbid of keys.mbids) this.byMbid.set(mbid, owner);
     for (const name of keys.names) this.byName.set(name, owner);
   }
 
-  removeKeys(mbid: string | undefined, name: string | undefined, owner: Owner): void {
+  removeKeys(mbid: string | undefined, name: string | undefined, owner: number): void {
     this.removeMatchKeys({ mbids: mbid ? [mbid] : [], names: name ? [name] : [] }, owner);
   }
 
-  remove(item: AlbumIdentity, owner: Owner): void {
+  remove(item: AlbumIdentity, owner: number): void {
     this.removeMatchKeys({ mbids: mbidsOf(item), names: namesOf(item) }, owner);
   }
 
-  find(item: AlbumIdentity): Owner | undefined {
+  find(item: AlbumIdentity): number | undefined {
     for (const mbid of mbidsOf(item)) {
-      const owner = this.byMbid.get(compactMbid(mbid));
+      const owner = this.byMbid.get(mbid);
       if (owner !== undefined) return owner;
     }
     const name = nameKeyOf(item);
@@ -60,43 +74,10 @@ export class AlbumMatcher<Owner = string> {
     return Math.max(this.byMbid.size, this.byName.size);
   }
 
-  private removeMatchKeys(keys: MatchKeys, owner: Owner): void {
-    for (const mbid of keys.mbids.map(compactMbid)) if (this.byMbid.get(mbid) === owner) this.byMbid.delete(mbid);
-    for (const name of keys.names) if (this.byName.get(name) === owner) this.byName.delete(name);
+  private removeMatchKeys(keys: MatchKeys, owner: number): void {
+    for (const mbid of keys.mbids) this.byMbid.delete(mbid, owner);
+    for (const name of keys.names) this.byName.delete(name, owner);
   }
-}
-
-// Keys as the matcher holds them: a matcher of a year of decisions and a 100,000-album library holds a quarter of
-// a million keys, so their form in memory counts. The form is one-to-one, so matching is unchanged.
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
-const DASHES = [8, 13, 18, 23];
-
-/**
- * A lowercase UUID as its 16 bytes in 8 UTF-16 units after a U+0000 mark (40 bytes of heap instead of 56); any
- * other id after a U+0001 mark. The mark keeps the two forms from ever meeting. Parsed by hand and made with one
- * fromCharCode call: a start-up indexes a quarter of a million ids, and appending unit by unit would leave a
- * chain of string pieces behind each key.
- */
-function compactMbid(mbid: string): string {
-  if (mbid.length !== 36 || DASHES.some((at) => mbid.charCodeAt(at) !== 45)) return `\u0001${mbid}`;
-  const units = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-  let unit = 1;
-  let value = 0;
-  let digits = 0;
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
-    const code = mbid.charCodeAt(i);
-    const digit = code < 128 ? (HEX[code] ?? -1) : -1;
-    if (digit < 0) return `\u0001${mbid}`;
-    value = value * 16 + digit;
-    if (++digits === 4) {
-      units[unit++] = value;
-      value = 0;
-      digits = 0;
-    }
-  }
-  return String.fromCharCode(...units);
 }
 
 function namesOf(item: AlbumIdentity): string[] {

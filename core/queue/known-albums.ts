@@ -1,5 +1,6 @@
 import type { CoreStore } from '../storage/core-store.js';
 import { AlbumMatcher, type AlbumIdentity } from '../library/library-index.js';
+import { IdSlots } from './id-slots.js';
 
 /** What an album matched: a queue item (pending or decided) or a wishlist item, with its status. */
 export interface KnownMatch {
@@ -19,6 +20,8 @@ export interface KnownMatch {
 export class KnownAlbums {
   private readonly pending = new AlbumMatcher();
   private readonly wanted = new AlbumMatcher();
+  // The two matchers take numbers: a queue item and its wishlist item have different ids, so one slot set serves both.
+  private readonly slots = new IdSlots();
   private changes = 0;
 
   constructor(private readonly store: CoreStore) {
@@ -28,9 +31,9 @@ export class KnownAlbums {
 
   /** The entry matching `item`: the wishlist first, then the pending queue, then decided items. */
   find(item: AlbumIdentity): KnownMatch | undefined {
-    const wanted = this.wanted.find(item);
+    const wanted = this.slots.idAt(this.wanted.find(item));
     if (wanted !== undefined) return { in: 'wishlist', id: wanted, status: this.store.data.wishlist[wanted]?.status ?? 'wanted' };
-    const pending = this.pending.find(item);
+    const pending = this.slots.idAt(this.pending.find(item));
     if (pending !== undefined) return { in: 'queue', id: pending, status: 'pending' };
     const decided = this.store.history.find(item);
     return decided && { in: 'queue', ...decided };
@@ -38,12 +41,12 @@ export class KnownAlbums {
 
   /** The id of the pending queue item for this album (by mbid, or by name), if there is one. */
   findPending(item: AlbumIdentity): string | undefined {
-    return this.pending.find(item);
+    return this.slots.idAt(this.pending.find(item));
   }
 
   /** The id of the wishlist item for this album, if there is one. */
   findWanted(item: AlbumIdentity): string | undefined {
-    return this.wanted.find(item);
+    return this.slots.idAt(this.wanted.find(item));
   }
 
   /** Grows with every change of the indexes: what was read from them before may be out of date. */
@@ -53,30 +56,38 @@ export class KnownAlbums {
 
   addPending(item: AlbumIdentity & { id: string }): void {
     this.changes++;
-    this.pending.add(item, item.id);
+    this.pending.add(item, this.slots.take(item.id));
   }
 
   /** Call when a pending item was decided (the decided history knows it from then on). */
   removePending(item: AlbumIdentity & { id: string }): void {
     this.changes++;
-    this.pending.remove(item, item.id);
+    this.forget(this.pending, item);
   }
 
   addWanted(item: AlbumIdentity & { id: string }): void {
     this.changes++;
-    this.wanted.add(item, item.id);
+    this.wanted.add(item, this.slots.take(item.id));
   }
 
   removeWanted(item: AlbumIdentity & { id: string }): void {
     this.changes++;
-    this.wanted.remove(item, item.id);
+    this.forget(this.wanted, item);
+  }
+
+  private forget(matcher: AlbumMatcher, item: AlbumIdentity & { id: string }): void {
+    const slot = this.slots.slotOf(item.id);
+    if (slot === undefined) return;
+    matcher.remove(item, slot);
+    this.slots.release(item.id);
   }
 
   private rebuild(): void {
     this.changes++;
     this.pending.clear();
     this.wanted.clear();
-    for (const item of Object.values(this.store.data.queue)) this.pending.add(item, item.id);
-    for (const item of Object.values(this.store.data.wishlist)) this.wanted.add(item, item.id);
+    this.slots.clear();
+    for (const item of Object.values(this.store.data.queue)) this.pending.add(item, this.slots.take(item.id));
+    for (const item of Object.values(this.store.data.wishlist)) this.wanted.add(item, this.slots.take(item.id));
   }
 }

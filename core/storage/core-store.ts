@@ -86,13 +86,14 @@ export class CoreStore {
     } catch (err: unknown) {
       throw new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
     }
+    this.history.committed(this.doc.data.history_bytes);
     if (emitted.length > 0) this.events.publish(emitted);
     return result;
   }
 
   /** Folds the change log into the snapshot and closes the history (at shutdown). */
   async close(): Promise<void> {
-    await this.history.close();
+    await this.history.close(this.doc.data.history_bytes);
   }
 
   private keepRecent(events: readonly DomainEvent[]): void {

@@ -7,6 +7,9 @@ export interface LineHandlers<Line> {
   line(line: Line, number: number): void;
   /** The file ends with `bytes` bytes after its last newline: a write cut short. */
   torn?(bytes: number): void;
+  /** Where to start reading (default 0: a line must start there) and where to stop (default: the end of the file). */
+  start?: number;
+  end?: number;
 }
 
 /**
@@ -15,7 +18,7 @@ export interface LineHandlers<Line> {
  * Resolves false when the file does not exist.
  */
 export function readLines(path: string, handlers: LineHandlers<string>): Promise<boolean> {
-  return readLineBytes(path, { line: (bytes, number) => handlers.line(bytes.toString('utf8'), number), torn: handlers.torn });
+  return readLineBytes(path, { ...handlers, line: (bytes, number) => handlers.line(bytes.toString('utf8'), number) });
 }
 
 /**
@@ -33,9 +36,12 @@ export async function readLineBytes(path: string, handlers: LineHandlers<Buffer>
     let carry: Buffer[] = [];
     let carried = 0;
     let number = 0;
+    let position = handlers.start ?? 0;
+    const stop = handlers.end ?? Infinity;
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, stop - position), position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       let start = 0;
       for (let end = chunk.indexOf(10, 0); end !== -1 && end < bytesRead; end = chunk.indexOf(10, start)) {
         const piece = chunk.subarray(start, end);

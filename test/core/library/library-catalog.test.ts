@@ -1,7 +1,7 @@
 // The library catalogue on disk: albums in library-albums.jsonl, only match keys and offsets in memory.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rename, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -55,6 +55,39 @@ describe('LibraryCatalog', () => {
     const found = await catalog.search((a) => a.album.endsWith('0'), 0, 10);
     assert.deepEqual([found.total, found.items.map((a) => a.album)], [1, ['Album 10']]);
     await closeAll(again);
+  });
+
+  it('starts from the index saved at the last sync, and reads the albums again when the file is another one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'crateflow-catalog-index-'));
+    const first = await openCatalog(dir);
+    await first.catalog.replace([owned(1, { mbid: '5ca1ab1e-0000-4000-8000-000000000001' }), owned(2), owned(3)], '2026-11-23T00:00:00.000Z');
+    await closeAll(first);
+    assert.ok((await readdir(dir)).includes(`${ALBUMS_FILE}.idx`));
+
+    // The index says where each line starts and holds the keys: a start-up does not read the lines at all, so
+    // keys edited in place (same length, same file) go unnoticed, where a full read would match "Artist 9".
+    const path = join(dir, ALBUMS_FILE);
+    // A whole-second modification time, so the edit below can put it back exactly; the start after setting it
+    // sees a file other than the one indexed, reads it and saves the index again.
+    const stamp = new Date('2026-11-23T12:00:00Z');
+    await utimes(path, stamp, stamp);
+    await closeAll(await openCatalog(dir));
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replace('artist 3\x1falbum 3', 'artist 9\x1falbum 9'));
+    await utimes(path, stamp, stamp);
+    const fromIndex = await openCatalog(dir);
+    assert.equal(fromIndex.catalog.owns({ artist: 'Artist 3', album: 'Album 3' }), true);
+    assert.equal(await fromIndex.catalog.find({ artist: 'x', album: 'y', mbid: '5CA1AB1E-0000-4000-8000-000000000001' }), '5ca1ab1e-0000-4000-8000-000000000001');
+    assert.deepEqual((await fromIndex.catalog.page(1, 2)).items.map((a) => a.album), ['Album 2', 'Album 3']);
+    await closeAll(fromIndex);
+
+    // Another file in its place (a restore from a backup, a copy from elsewhere): a new inode, read in full.
+    await writeFile(`${path}.copy`, await readFile(path));
+    await rename(`${path}.copy`, path);
+    const reread = await openCatalog(dir);
+    assert.equal(reread.catalog.owns({ artist: 'Artist 3', album: 'Album 3' }), false);
+    assert.equal(reread.catalog.owns({ artist: 'Artist 9', album: 'Album 9' }), true);
+    await closeAll(reread);
   });
 
   it('moves the albums of an earlier version out of library.json, once', async () => {

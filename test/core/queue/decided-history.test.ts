@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -101,5 +101,74 @@ describe('DecidedHistory', () => {
     assert.equal(reopened.find({ artist: 'ride', album: 'Tab here, newline there' })?.id, 'n1');
     assert.equal(reopened.find({ artist: 'Low', album: 'Double Negative' })?.id, 'o1');
     await reopened.close();
+  });
+
+  it('saves its index at shutdown and starts from it, reading only the lines after it, with the same answers', async () => {
+    const { path, history } = await fresh();
+    for (let i = 0; i < 300; i++) history.stageDecided({ ...decided(`s${i}`, `Artist ${i}`, i % 3 === 0 ? 'approved' : 'rejected'), album: `Album ${i}`, mbid: `5ca1ab1e-0000-4000-8000-${String(i).padStart(12, '0')}` });
+    for (let i = 0; i < 300; i += 7) history.stageRestored(decided(`s${i}`, `Artist ${i}`, 'rejected'));
+    await history.flush();
+    const saved = history.bytes;
+    await history.close(saved);
+    assert.ok((await stat(`${path}.idx`)).size > 0, 'the index is saved beside the file');
+
+    // Lines written after the save (a crash before the next save): the next start reads just those.
+    const more = await DecidedHistory.open(path, saved);
+    more.stageDecided(decided('late', 'Slowdive', 'approved'));
+    more.stageRestored({ ...decided('s1', 'Artist 1', 'rejected'), album: 'Album 1', mbid: '5ca1ab1e-0000-4000-8000-000000000001' });
+    await more.flush();
+    const acknowledged = more.bytes;
+    await more.close(); // no acknowledged length given: the saved index stays the one of `saved`
+
+    // A damaged first line proves the lines the index covers are not read again (a full read refuses it).
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, `X${text.slice(1)}`);
+    const fromIndex = await DecidedHistory.open(path, acknowledged);
+    const answers = async (h: DecidedHistory) => ({
+      approved: (await h.page('approved', 0, 500)).items.map((i) => i.id),
+      rejected: (await h.page('rejected', 5, 20)).items.map((i) => i.id),
+      counts: [h.count('approved'), h.count('rejected')],
+      statuses: ['s0', 's1', 's2', 's3', 's7', 's299', 'late', 'none'].map((id) => h.statusOf(id)),
+      byName: h.find({ artist: 'artist 12', album: 'ALBUM 12' }),
+      byMbid: h.find({ artist: 'x', album: 'y', mbid: '5ca1ab1e-0000-4000-8000-000000000002' }),
+      restored: [h.find({ artist: 'Artist 14', album: 'Album 14' }), h.find({ artist: 'Artist 1', album: 'Album 1' })],
+      item: (await h.get('s299'))?.album,
+    });
+    const indexed = await answers(fromIndex);
+    await fromIndex.close(acknowledged);
+    await writeFile(path, text);
+    await rm(`${path}.idx`);
+    const read = await DecidedHistory.open(path, acknowledged);
+    assert.deepEqual(indexed, await answers(read));
+    assert.deepEqual(indexed.statuses, [undefined, undefined, 'rejected', 'approved', undefined, 'rejected', 'approved', undefined]);
+    assert.deepEqual(indexed.byMbid, { id: 's2', status: 'rejected' });
+    assert.deepEqual(indexed.restored, [undefined, undefined]);
+    await read.close();
+  });
+
+  it('trusts no saved index that describes unacknowledged lines or another file', async () => {
+    const { path, history } = await fresh();
+    history.stageDecided(decided('a1', 'Low', 'rejected'));
+    await history.flush();
+    const acknowledged = history.bytes;
+    history.stageDecided(decided('a2', 'Ride', 'rejected'));
+    await history.flush();
+    await history.close(history.bytes); // saved over a2, whose commit (say) failed
+
+    const reopened = await DecidedHistory.open(path, acknowledged);
+    assert.equal(reopened.statusOf('a2'), undefined, 'a2 was never acknowledged');
+    assert.equal(reopened.statusOf('a1'), 'rejected');
+    reopened.stageDecided(decided('b1', 'Slowdive', 'approved'));
+    await reopened.flush();
+    const bytes = reopened.bytes;
+    await reopened.close(bytes);
+
+    // The file is swapped for another history (a restore from a backup) of the same length: the tail tells.
+    const other = (await readFile(path, 'utf8')).replace(/b1/g, 'c1');
+    await writeFile(path, other);
+    const swapped = await DecidedHistory.open(path, bytes);
+    assert.equal(swapped.statusOf('c1'), 'approved');
+    assert.equal(swapped.statusOf('b1'), undefined);
+    await swapped.close();
   });
 });

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { TLSSocket } from 'node:tls';
 import type { Context } from 'koa';
 import type { AuthRequest } from '@crateflow/sdk';
 import type { ProxyTrust } from './proxy-trust.js';
@@ -21,7 +20,7 @@ export function describeRequest(ctx: Context, trust: ProxyTrust): AuthRequest {
     peer_address: peer,
     from_trusted_proxy: trust.isTrusted(peer),
     client_address: trust.clientAddress(peer, headers['x-forwarded-for']),
-    secure: trust.isSecure(peer, ctx.req.socket instanceof TLSSocket, headers['x-forwarded-proto']),
+    secure: trust.isSecure(peer, isTlsSocket(ctx.req.socket), headers['x-forwarded-proto']),
     ...(sessionToken ? { session_token: sessionToken } : {}),
     repeated_headers: repeatedHeaders(ctx.req.rawHeaders),
   };
@@ -43,4 +42,12 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string | u
   const flat: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) flat[name] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
+}
+
+/**
+ * Whether the connection is TLS, by the `encrypted` flag every TLSSocket carries, not `instanceof TLSSocket`:
+ * importing node:tls for the check would load TLS (and its secure context) into a service that serves plain HTTP.
+ */
+function isTlsSocket(socket: object): boolean {
+  return Reflect.get(socket, 'encrypted') === true;
 }

@@ -40,7 +40,7 @@ import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins, instanceNameOf, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { CoreStore } from './storage/core-store.js';
-import { CORE_COLLECTIONS, emptyCoreData, type CoreData } from './storage/core-data.js';
+import { CORE_COLLECTIONS, CORE_SHARED_FIELDS, emptyCoreData, type CoreData } from './storage/core-data.js';
 import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { Database } from './storage/database.js';
 import { readVersion } from './version.js';
@@ -134,7 +134,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   }
 
   const container = rootContainer.createChildContainer();
-  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS });
+  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS, sharedFields: CORE_SHARED_FIELDS });
   const events = new EventBus(coreDoc, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
   const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log });
   container.register(Tokens.Config, { useValue: config });

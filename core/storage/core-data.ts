@@ -35,4 +35,7 @@ export const emptyCoreData = (): CoreData => ({
 });
 
 /** The keyed collections of CoreData: changes are logged record by record, and the snapshot holds a record a line. */
+/** Record fields of the core collections with few distinct values, kept once each in memory (see SharedValues). */
+export const CORE_SHARED_FIELDS = ['type', 'status', 'source', 'state', 'artist'];
+
 export const CORE_COLLECTIONS = ['queue', 'wishlist', 'downloads', 'jobs', 'journal', 'recent'] as const satisfies readonly (keyof CoreData)[];

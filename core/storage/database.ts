@@ -31,7 +31,7 @@ export class Database {
   }
 
   /** The document stored as `<dir>/<name>.json`, created with `initial()` when the file does not exist yet. */
-  async document<T extends object>(name: string, initial: () => T, options: Pick<DocumentOptions, 'collections'> = {}): Promise<JsonDocument<T>> {
+  async document<T extends object>(name: string, initial: () => T, options: Pick<DocumentOptions, 'collections' | 'sharedFields'> = {}): Promise<JsonDocument<T>> {
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) throw new Error(`"${name}" is not a valid document name`);
     const existing = this.opening.get(name);
     if (existing) return existing as Promise<JsonDocument<T>>; // one document per name; T is the caller's contract

@@ -1,5 +1,6 @@
 import { Low, type Adapter } from 'lowdb';
 import { ChangeLog, type ChangeSet } from './change-log.js';
+import { SharedValues } from './shared-values.js';
 import { setOwn, SnapshotFile } from './snapshot-file.js';
 
 /** Past this size the log is folded into a new snapshot at the next commit. */
@@ -10,6 +11,8 @@ export interface DocumentOptions {
   compactAfterBytes?: number;
   /** Top-level fields that are keyed collections: the snapshot stores them one record per line. */
   collections?: Iterable<string>;
+  /** Record fields whose values repeat across records (a status, a type): each distinct value is kept once in memory. */
+  sharedFields?: readonly string[];
   /** Told about things an operator should know that do not stop the document (a torn log tail, a failed compaction). */
   notice?: (message: string, details: Record<string, unknown>) => void;
 }
@@ -64,7 +67,7 @@ export class JsonDocument<T extends object> {
     const file = new SnapshotFile(path);
     const log = new ChangeLog(`${path}.changes`);
     const notice = options.notice ?? (() => undefined);
-    const { data, replayed, tornBytes } = await load(file, log, initial);
+    const { data, replayed, tornBytes } = await load(file, log, initial, { shared: new SharedValues(options.sharedFields ?? []) });
     if (tornBytes > 0) notice('the change log ended in a torn line (a crash in the middle of a write, never acknowledged); it was cut off', { file: log.path, bytes: tornBytes });
     const low = new Low<T>(noFileAdapter<T>(), data);
     const collections = new Set(options.collections ?? []);
@@ -244,19 +247,20 @@ export class JsonDocument<T extends object> {
   }
 }
 
-async function load<T extends object>(file: SnapshotFile, log: ChangeLog, initial: () => T, options: { keepTemp?: boolean } = {}) {
+async function load<T extends object>(file: SnapshotFile, log: ChangeLog, initial: () => T, options: { keepTemp?: boolean; shared?: SharedValues } = {}) {
   const snapshot = await file.read(options);
   // A fresh document starts from `initial()`; a stored one keeps its fields over the initial ones, so a field
   // added in a later version appears with its initial value.
   const data: T = Object.assign(initial(), snapshot ?? {});
   const { changes, tornBytes } = await log.read();
-  for (const change of changes) applyChanges(data, change);
+  for (const change of changes) applyChanges(data, change, options.shared);
   return { data, replayed: changes.length, tornBytes };
 }
 
-function applyChanges(data: object, changes: ChangeSet): void {
+function applyChanges(data: object, changes: ChangeSet, shared: SharedValues | undefined): void {
   for (const [field, value] of changes.put ?? []) Reflect.set(data, field, value);
   for (const [field, key, value] of changes.set ?? []) {
+    shared?.share(value);
     const collection: unknown = Reflect.get(data, field);
     if (isObject(collection)) setOwn(collection, key, value);
     else Reflect.set(data, field, Object.defineProperty({}, key, { value, writable: true, enumerable: true, configurable: true }));

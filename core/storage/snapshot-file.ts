@@ -1,6 +1,7 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DamagedDataError } from './damaged-data-error.js';
+import type { SharedValues } from './shared-values.js';
 import { readLines } from './read-lines.js';
 import { syncDir } from './sync-dir.js';
 import { writeFully } from './write-fully.js';
@@ -27,7 +28,7 @@ export class SnapshotFile {
   }
 
   /** The stored fields, or null when there is no snapshot yet. */
-  async read(options: { keepTemp?: boolean } = {}): Promise<Record<string, unknown> | null> {
+  async read(options: { keepTemp?: boolean; shared?: SharedValues } = {}): Promise<Record<string, unknown> | null> {
     if (!options.keepTemp) {
       await unlink(this.tempPath).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
@@ -42,7 +43,7 @@ export class SnapshotFile {
           format = text === HEADER ? 'lines' : 'legacy';
           return;
         }
-        applyLine(data, parseLine(this.path, text, number), this.path, number);
+        applyLine(data, parseLine(this.path, text, number), this.path, number, options.shared);
       },
       torn: () => {
         if (format === 'lines') throw new DamagedDataError(this.path, 'the last line is cut short', RECOVERY);
@@ -106,7 +107,7 @@ function parseLine(path: string, text: string, number: number): unknown {
   }
 }
 
-function applyLine(data: Record<string, unknown>, line: unknown, path: string, number: number): void {
+function applyLine(data: Record<string, unknown>, line: unknown, path: string, number: number, shared: SharedValues | undefined): void {
   if (Array.isArray(line) && line[0] === 'put' && typeof line[1] === 'string' && line.length === 3) {
     data[line[1]] = line[2];
     return;
@@ -114,6 +115,7 @@ function applyLine(data: Record<string, unknown>, line: unknown, path: string, n
   if (Array.isArray(line) && line[0] === 'rec' && typeof line[1] === 'string' && typeof line[2] === 'string' && line.length === 4) {
     const collection = data[line[1]];
     if (!isRecordMap(collection)) throw new DamagedDataError(path, `line ${number} holds a record of "${line[1]}" before the collection itself`, RECOVERY);
+    shared?.share(line[3]);
     setOwn(collection, line[2], line[3]);
     return;
   }
@@ -132,9 +134,15 @@ async function readLegacy(path: string): Promise<Record<string, unknown>> {
   return parsed;
 }
 
-/** Sets an own property even for a key like "__proto__", which plain assignment would turn into a prototype change. */
+/**
+ * Sets an own property even for a key like "__proto__", which plain assignment would turn into a prototype
+ * change. Only that key needs defineProperty (several times slower: a start-up sets one per stored record); a
+ * plain assignment to any other key makes an own property, or updates it, on the prototype-less collections and
+ * on fresh objects alike, since Object.prototype has no setters but __proto__.
+ */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
 }
 
 function isRecordMap(value: unknown): value is Record<string, unknown> {

@@ -149,7 +149,7 @@ export class LibraryCatalog {
     return true;
   }
 
-  /** Saves the index; a failure only costs the next start-up a full read, so it is logged by nobody and ignored. */
+  /** Saves the index. A failed save is no error: it only costs the next start-up a full read of the file. */
   private async saveIndex(): Promise<void> {
     const identity = await this.file.identity();
     if (!identity) return this.saved.remove();

@@ -60,6 +60,7 @@ describe('login (basic mode)', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.getByRole('link', { name: 'Queue' }).click();
+    await page.getByText(/^1–\d+ of/).waitFor(); // the first page has loaded before paging on
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL(/offset=50/);
     await page.getByText(/^51–\d+ of/).waitFor(); // the second page has loaded (its buttons are enabled again)

@@ -5,7 +5,7 @@ import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { api } from '../helpers/api-client.js';
 import { launchChromium } from './launch-chromium.js';
 import { seedQueue } from './seed-queue.js';
-import { openPage, PHONE } from './watched-page.js';
+import { clickUntilShown, openPage, PHONE } from './watched-page.js';
 
 const USER = 'dj';
 const PASSWORD = 'correct horse battery staple';
@@ -61,9 +61,9 @@ describe('login (basic mode)', () => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.getByRole('link', { name: 'Queue' }).click();
     await page.getByText(/^1–\d+ of/).waitFor(); // the first page has loaded before paging on
-    await page.getByRole('button', { name: 'Next page' }).click();
+    // Shown once the second page has loaded (its buttons are enabled again).
+    await clickUntilShown(page.getByRole('button', { name: 'Next page' }), page.getByText(/^51–\d+ of/));
     await page.waitForURL(/offset=50/);
-    await page.getByText(/^51–\d+ of/).waitFor(); // the second page has loaded (its buttons are enabled again)
 
     // The session ends on the server (as when it expires); the browser still holds the cookie.
     const cookie = (await w.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');

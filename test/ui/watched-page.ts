@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 /** Screenshots land here (gitignored) so that a person can look at every page after a run. */
 export const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts/ui/', import.meta.url));
@@ -68,4 +68,22 @@ export async function failApi(page: Page, pattern: string, detail: string): Prom
   const problem = { type: 'about:blank', title: 'Service Unavailable', status: 503, detail };
   await page.route(pattern, (route) => route.fulfill({ status: 503, contentType: 'application/problem+json', body: JSON.stringify(problem) }));
   return () => page.unroute(pattern);
+}
+
+/**
+ * Clicks a pager button until `shown` appears (at most three clicks). Twice in CI a click on a pager button below
+ * a grid of cover cards went nowhere (the button was clicked, the page never moved; not reproduced on a quiet
+ * machine): the retry keeps that from failing unrelated tests, and `clicks` says when it happened.
+ */
+export async function clickUntilShown(button: Locator, shown: Locator): Promise<{ clicks: number }> {
+  for (let clicks = 1; ; clicks++) {
+    await button.click();
+    try {
+      await shown.waitFor({ timeout: 3000 });
+      if (clicks > 1) console.log(`# a pager click was lost: "${await shown.innerText()}" appeared after ${clicks} clicks`);
+      return { clicks };
+    } catch (err: unknown) {
+      if (clicks >= 3) throw err;
+    }
+  }
 }

@@ -194,8 +194,8 @@ describe('queue page as a crate of cover cards', () => {
 });
 
 /**
- * A full-page screenshot of the crate: cards off screen are not rendered (content-visibility), so the viewport is
- * made as tall as the page for the shot, and the page is scrolled to the top so the sticky bar sits there.
+ * A full-page screenshot of the crate: covers off screen are lazy (not fetched), so the viewport is made as tall as
+ * the page for the shot, and the page is scrolled to the top so the sticky bar sits there.
  */
 async function crateShot(w: WatchedPage, name: string): Promise<void> {
   const { page } = w;

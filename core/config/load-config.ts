@@ -1,13 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { compileStrict } from '../schema/ajv.js';
+import { compileForOneUse } from '../schema/ajv.js';
 import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { AppConfig } from './app-config.schema.js';
 import { findDuplicateKeys } from './find-duplicate-keys.js';
 import { substituteEnv } from './substitute-env.js';
 
-const validateAppConfig = compileStrict<AppConfig>(AppConfig);
 
 /** The outcome of reading the configuration: the config with defaults applied, and every problem found. */
 export interface LoadedConfig {
@@ -63,6 +62,7 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
   const substituted = substituteEnv(raw, env, problems);
   findNulCharacters(substituted, '', problems);
   const candidate = applyEnvOverrides(substituted, env, problems);
+  const validateAppConfig = compileForOneUse<AppConfig>(AppConfig);
   if (!validateAppConfig(candidate)) problems.push(...formatSchemaErrors(validateAppConfig.errors));
   // After validation (successful or not) ajv has filled in defaults, so the object has the config's shape
   // wherever the input did; plugin blocks are validated separately by the plugin host.

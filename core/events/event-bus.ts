@@ -3,6 +3,7 @@ import type { JsonDocument } from '../storage/json-document.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
 import type { EventJournal } from './event-journal.js';
+import { byCodeUnits } from '../sorting/code-unit-order.js';
 
 type EventData = DomainEvent['data'];
 type Listener = (event: DomainEvent) => void;
@@ -72,7 +73,7 @@ export class EventBus {
 
   /** Re-sends everything left in the journal (after a restart). */
   resume(): void {
-    const entries = Object.values(this.doc.data.journal).sort((a, b) => a.event.timestamp.localeCompare(b.event.timestamp));
+    const entries = Object.values(this.doc.data.journal).sort((a, b) => byCodeUnits(a.event.timestamp, b.event.timestamp));
     for (const entry of entries) for (const sink of entry.pending) this.enqueue(sink, entry.event.id);
     if (entries.length > 0) this.log.info({ events: entries.length }, 'resuming undelivered events');
     this.pump();

@@ -7,6 +7,7 @@ import { MusicBrainzRequester } from './musicbrainz-requester.js';
 import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup, readReleaseGroupHit } from './read-musicbrainz-json.js';
 import { chooseTracklistRelease, readTracklist } from './read-musicbrainz-tracklist.js';
 import { RequestPacer } from './request-pacer.js';
+import { byCodeUnits } from '../sorting/code-unit-order.js';
 
 export interface MusicBrainzClientOptions {
   /** Crateflow's version (core/version.ts). */
@@ -138,11 +139,6 @@ export class MusicBrainzClient implements MusicBrainz {
   close(): Promise<void> {
     return this.closeHttp();
   }
-}
-
-/** Plain code-unit order: ISO dates sort correctly, and `~` (unknown) after every digit, whatever the locale. */
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** MusicBrainz answers 400 for anything but a lower-case UUID in some places; fold case, refuse the rest. */

@@ -1,5 +1,5 @@
 import type { KindContracts, PluginDefinition, PluginHealth, PluginKind } from '@crateflow/sdk';
-import { compileStrict } from '../schema/ajv.js';
+import { compileForOneUse } from '../schema/ajv.js';
 import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { checkManifest } from './check-manifest.js';
 import { guardPluginCall } from './guard-plugin-call.js';
@@ -145,9 +145,9 @@ export async function checkPlugins(
       problems.push({ path: where, message: `a plugin named "${instanceName}" is already loaded; plugin names must be unique` });
       continue;
     }
-    let validate: ReturnType<typeof compileStrict>;
+    let validate: ReturnType<typeof compileForOneUse>;
     try {
-      validate = compileStrict(definition.manifest.configSchema);
+      validate = compileForOneUse(definition.manifest.configSchema);
     } catch (err: unknown) {
       problems.push({ path: where, message: `plugin "${name}": manifest.configSchema is not a usable schema: ${err instanceof Error ? err.message : String(err)}` });
       continue;

@@ -8,6 +8,7 @@ import { checkCoreData } from './check-core-data.js';
 import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
 import { trackChanges, type DeepReadonly } from './track-changes.js';
+import { byCodeUnits } from '../sorting/code-unit-order.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
@@ -118,7 +119,7 @@ export class CoreStore {
     const oldRecent: unknown = Reflect.get(raw, 'recent_events');
     const decided = Object.values(this.doc.data.queue).filter((item): item is QueueItem & { status: 'approved' | 'rejected' } => item.status !== 'pending');
     if (decided.length === 0 && oldRecent === undefined) return;
-    decided.sort((a, b) => (a.decided_at ?? '').localeCompare(b.decided_at ?? ''));
+    decided.sort((a, b) => byCodeUnits(a.decided_at ?? '', b.decided_at ?? ''));
     await this.mutate((data, _emit, { history }) => {
       for (const item of decided) {
         history.stageDecided({ ...item });

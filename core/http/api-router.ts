@@ -13,6 +13,7 @@ import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import type { Access, RouteSpec } from './route.js';
 import { NotModified } from './not-modified.js';
 import { SerializedJson } from './serialized-json.js';
+import { isJsonBody, sendJson } from './send-json.js';
 
 export const API_PREFIX = '/api/v1';
 const ROLE_RANK: Record<Role, number> = { viewer: 1, approver: 2, admin: 3 };
@@ -160,6 +161,8 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
     if (result instanceof SerializedJson) {
       ctx.type = 'application/json';
       ctx.body = result.text;
+    } else if (isJsonBody(result)) {
+      sendJson(ctx, result);
     } else {
       ctx.body = result;
     }

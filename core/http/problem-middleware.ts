@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../errors/app-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
+import { sendJson } from './send-json.js';
 
 export const PROBLEM_TYPE_PREFIX = 'urn:crateflow:problem:';
 
@@ -37,8 +38,7 @@ const TITLES: Record<number, string> = {
 /** Writes a problem answer. */
 export function sendProblem(ctx: Context, problem: Problem): void {
   ctx.status = problem.status;
-  ctx.type = 'application/problem+json';
-  ctx.body = problem;
+  sendJson(ctx, problem, 'application/problem+json');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { definePlugin, PLUGIN_API_VERSION, Type, type LibraryAlbum } from '@crateflow/sdk';
 import { containsAudio } from './contains-audio.js';
@@ -60,14 +60,14 @@ export default definePlugin({
         if (found > 0 && !signal.aborted && storage.get<string>(SEEN_ROOT) !== config.path) await storage.set(SEEN_ROOT, config.path);
       },
       async health() {
-        let entries: string[];
+        let empty: boolean;
         try {
-          entries = await readdir(config.path);
+          empty = await isEmptyFolder(config.path);
         } catch (err: unknown) {
           return { ok: false, message: `cannot read ${config.path}: ${err instanceof Error ? err.message : String(err)}` };
         }
         // An empty folder where albums were found before is a mount point whose drive or share is missing.
-        if (entries.length === 0 && storage.get<string>(SEEN_ROOT) === config.path) {
+        if (empty && storage.get<string>(SEEN_ROOT) === config.path) {
           return { ok: false, message: `the library folder ${config.path} is empty, though albums were found in it before (is the drive or NAS mounted?)` };
         }
         return { ok: true };
@@ -75,6 +75,16 @@ export default definePlugin({
     };
   },
 });
+
+/** Reads one entry, not the whole listing: /health probes this, and a library folder can hold 100,000 artists. */
+async function isEmptyFolder(path: string): Promise<boolean> {
+  const dir = await opendir(path);
+  try {
+    return (await dir.read()) === null;
+  } finally {
+    await dir.close();
+  }
+}
 
 async function albumsOf(artistPath: string, artist: string, extensions: ReadonlySet<string>): Promise<LibraryAlbum[]> {
   const entries = await visibleEntries(artistPath);

@@ -5,6 +5,7 @@ import type { Database } from '../../storage/database.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 import type { OutsideOperation } from '../openapi.js';
 import { HealthReport } from './health.schema.js';
+import { sendJson } from '../send-json.js';
 
 /**
  * `GET /health`: public, never redirects, never asks for credentials. 200 `{status: "ok"}` while the store
@@ -60,6 +61,6 @@ export function healthHandler(deps: { database: Database; plugins: LoadedPlugins
     if (unhealthy.length > 0) body.plugins = unhealthy;
     ctx.status = storeProblem ? 503 : 200;
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = body;
+    sendJson(ctx, body);
   };
 }

@@ -6,19 +6,31 @@ import { postJson } from './post-json.js';
 const FOLDERS_AT_ONCE = 64;
 const SYNC_POLL_MS = 200;
 
+/** One album folder of the bench's folder library. */
+export interface AlbumFolder {
+  artist: string;
+  album: string;
+}
+
 /**
- * A folder library of `size` albums (`Owned Artist N/Owned Album N/01.flac`, empty files: the folder library
- * counts a folder with an audio file as an album), named apart from the bench's queue candidates so a sync
- * removes no wishlist item. Folders are made a few dozen at a time: 100,000 albums take seconds, not minutes.
+ * `count` albums named apart from the bench's queue candidates (`Owned Artist N/Owned Album N`), so a sync
+ * removes no wishlist item for them.
  */
-export async function makeFolderLibrary(musicDir: string, size: number): Promise<void> {
-  for (let start = 0; start < size; start += FOLDERS_AT_ONCE) {
-    const batch = Array.from({ length: Math.min(FOLDERS_AT_ONCE, size - start) }, (_, i) => start + i);
+export function ownedAlbums(count: number): AlbumFolder[] {
+  return Array.from({ length: count }, (_, index) => ({ artist: `Owned Artist ${index}`, album: `Owned Album ${index}` }));
+}
+
+/**
+ * Makes `artist/album/01.flac` for each album (empty files: the folder library counts a folder with an audio file
+ * as an album). Folders are made a few dozen at a time: 100,000 albums take seconds, not minutes.
+ */
+export async function makeAlbumFolders(musicDir: string, albums: readonly AlbumFolder[]): Promise<void> {
+  for (let start = 0; start < albums.length; start += FOLDERS_AT_ONCE) {
     await Promise.all(
-      batch.map(async (index) => {
-        const album = join(musicDir, `Owned Artist ${index}`, `Owned Album ${index}`);
-        await mkdir(album, { recursive: true });
-        await writeFile(join(album, '01.flac'), '');
+      albums.slice(start, start + FOLDERS_AT_ONCE).map(async ({ artist, album }) => {
+        const folder = join(musicDir, artist, album);
+        await mkdir(folder, { recursive: true });
+        await writeFile(join(folder, '01.flac'), '');
       }),
     );
   }

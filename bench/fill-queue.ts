@@ -13,6 +13,8 @@ export interface PendingItem {
 export interface FilledQueue {
   /** The items left pending, in the order they were added. */
   pending: PendingItem[];
+  /** The candidate indices (see benchCandidate) that were approved onto the wishlist. */
+  approved: number[];
   addMs: number;
   decideMs: number;
 }
@@ -35,6 +37,7 @@ export function benchCandidate(index: number, prefix = 'Scale') {
  */
 export async function fillQueue(baseUrl: string, size: number): Promise<FilledQueue> {
   const pending: PendingItem[] = [];
+  const approved: number[] = [];
   let addMs = 0;
   let decideMs = 0;
   for (let offset = 0; offset < size; offset += BATCH) {
@@ -45,13 +48,15 @@ export async function fillQueue(baseUrl: string, size: number): Promise<FilledQu
     if (added.length !== batch.length) throw new Error(`expected ${batch.length} new queue items, got ${added.length} (duplicates skipped?)`);
 
     const decideStarted = performance.now();
-    const decided = added.filter((_, i) => (offset + i) % PENDING_EVERY !== 0);
+    const decided = added.map((item, i) => ({ ...item, index: offset + i })).filter((item) => item.index % PENDING_EVERY !== 0);
     pending.push(...added.filter((_, i) => (offset + i) % PENDING_EVERY === 0));
-    await decide(baseUrl, 'approve', decided.filter((_, i) => i % 2 === 0));
+    const approving = decided.filter((_, i) => i % 2 === 0);
+    approved.push(...approving.map((item) => item.index));
+    await decide(baseUrl, 'approve', approving);
     await decide(baseUrl, 'reject', decided.filter((_, i) => i % 2 === 1));
     decideMs += performance.now() - decideStarted;
   }
-  return { pending, addMs, decideMs };
+  return { pending, approved, addMs, decideMs };
 }
 
 async function decide(baseUrl: string, verb: 'approve' | 'reject', items: readonly PendingItem[]): Promise<void> {

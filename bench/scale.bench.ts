@@ -7,7 +7,7 @@ import { bundleCrateflow, DEFAULT_BUNDLE } from '../core/build/bundle-crateflow.
 import { startBareJsonServer } from './bare-json-server.js';
 import type { BenchOptions } from './bench-options.js';
 import { settledDirectoryBytes } from './directory-bytes.js';
-import { makeFolderLibrary, syncLibrary } from './fill-library.js';
+import { makeAlbumFolders, ownedAlbums, syncLibrary } from './fill-library.js';
 import { benchCandidate, fillQueue, type PendingItem } from './fill-queue.js';
 import { measureHttp, type LoadResult } from './measure-http.js';
 import { measureSideBySide } from './measure-side-by-side.js';
@@ -34,9 +34,19 @@ const FULL = { starts: 5, pageSeconds: 8, pageRounds: 4, warmUpSeconds: 2, appro
 const QUICK = { starts: 2, pageSeconds: 2, pageRounds: 1, warmUpSeconds: 1, approveSeconds: 5, adds: 50 };
 type Scale = typeof FULL;
 
+/**
+ * What became of the approved albums. `downloaded`: a year of use as the service is meant to run, each approved
+ * album downloaded and filed in the library, so the library sync took it off the wishlist (the library of N
+ * albums holds them). `still wanted`: none was ever downloaded, so every approved album stays on the wishlist,
+ * in memory: the worst case, measured at the largest size.
+ */
+type ApprovedAlbums = 'downloaded' | 'still wanted';
+
 /** Every figure of one stored size. */
 interface SizeFigures {
   size: number;
+  approvedAlbums: ApprovedAlbums;
+  wishlistItems: number;
   libraryAlbums: number;
   fillSeconds: number;
   startMs: number;
@@ -55,7 +65,7 @@ interface SizeFigures {
 /**
  * Issue 17, point 5: how the service holds up as its store grows, for 1,000 / 10,000 / 100,000 stored queue
  * items of which 90% are decided and 10% pending (a year of use), beside a library of as many albums (a folder library,
- * synced once). The real service runs as `node dist/crateflow.mjs` with the node flags of `npm start`
+ * synced once, holding the approved albums as downloaded; and, at the largest size, the same with none downloaded). The real service runs as `node dist/crateflow.mjs` with the node flags of `npm start`
  * on its own data dir, filled once per size through the public API and then restarted, so start-up and memory
  * are those of a service that reads the stored data. Load comes from wrk, beside a bare node:http server serving
  * the same JSON in the same run. The store is looked at only as the total size of its folder.
@@ -65,7 +75,8 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
   const sizes = options.sizes ?? (options.quick ? QUICK_SIZES : DEFAULT_SIZES);
   const bundle = await bundleCrateflow();
   const figures: SizeFigures[] = [];
-  for (const size of sizes) figures.push(await measureSize(size, scale));
+  for (const size of sizes) figures.push(await measureSize(size, 'downloaded', scale));
+  if (!options.quick) figures.push(await measureSize(Math.max(...sizes), 'still wanted', scale));
 
   const row = (name: string, cell: (f: SizeFigures) => Cell) => [name, ...figures.map(cell)];
   const rps = (r: LoadResult) => (r.failures > 0 ? `${r.requestsPerSecond.toLocaleString('en-US')} (${r.failures} failed)` : r.requestsPerSecond);
@@ -74,7 +85,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
     r.completed + r.failures < f.approvalsAsked ? `${rps(r).toLocaleString('en-US')} (${r.completed}/${f.approvalsAsked} in ${r.seconds} s)` : rps(r);
   printTable(
     `Scale: N stored queue items (90% decided, 10% pending) and an N-album library, real service (node dist/crateflow.mjs, flags of npm start), wrk c=${CONNECTIONS}`,
-    ['figure', ...figures.map((f) => f.size.toLocaleString('en-US'))],
+    ['figure', ...figures.map((f) => f.size.toLocaleString('en-US') + (f.approvedAlbums === 'downloaded' ? '' : ', none downloaded'))],
     [
       row(`start → first /health 200, ms (median of ${scale.starts})`, (f) => Math.round(f.startMs)),
       row(`RSS ${IDLE_MS / 1000} s after start, MiB (median of ${scale.starts})`, (f) => f.rssMib.toFixed(1)),
@@ -90,9 +101,11 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('data dir after the fill and a clean stop, MiB', (f) => f.dataMib.toFixed(1)),
       row('fill through the API (add + decide, library sync), s', (f) => f.fillSeconds.toFixed(1)),
       row('library albums after the sync', (f) => f.libraryAlbums),
+      row('wishlist items after the sync (approved, not in the library)', (f) => f.wishlistItems),
       row('load average (1 min) when measured', (f) => f.load.toFixed(2)),
     ],
     [
+      'approved albums: downloaded and filed in the library (the sync took them off the wishlist), except in the "none downloaded" column, where all stay on the wishlist',
       `approvals are persisted: each 200 comes after its change is on disk; each pending item is approved once (half by id, half by mbid), within ${scale.approveSeconds} s each`,
       'bytes per add: growth of the whole data dir (snapshots and change logs alike), so it holds whatever files the store keeps',
       `bundle built by esbuild in ${bundle.ms} ms; figures taken while other work runs on the same cores are not comparable (see the load averages)`,
@@ -100,21 +113,29 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
   );
 }
 
-async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
+async function measureSize(size: number, approvedAlbums: ApprovedAlbums, scale: Scale): Promise<SizeFigures> {
   const dir = await mkdtemp(join(tmpdir(), `crateflow-bench-scale-${size}-`));
   try {
     const config = join(dir, 'config.yaml');
     const dataDir = join(dir, 'data');
-    await mkdir(join(dir, 'music'), { recursive: true });
-    await makeFolderLibrary(join(dir, 'music'), size);
+    const musicDir = join(dir, 'music');
+    await mkdir(musicDir, { recursive: true });
     await writeFile(config, configYaml(dir, dataDir));
     const nodeFlags = await startScriptNodeFlags();
     const start = () => spawnServer({ cwd: ROOT, args: [...nodeFlags, DEFAULT_BUNDLE, '--config', config], readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
 
     const fillStarted = performance.now();
     const filling = await start();
-    const { pending, libraryAlbums } = await fillQueue(filling.baseUrl, size)
-      .then(async (filled) => ({ ...filled, libraryAlbums: await syncLibrary(filling.baseUrl, SYNC_TIMEOUT_MS) }))
+    const { pending, libraryAlbums, wishlistItems } = await fillQueue(filling.baseUrl, size)
+      .then(async (filled) => {
+        const downloaded = approvedAlbums === 'downloaded' ? filled.approved.map((index) => benchCandidate(index)) : [];
+        await makeAlbumFolders(musicDir, [...ownedAlbums(size - downloaded.length), ...downloaded]);
+        const libraryAlbums = await syncLibrary(filling.baseUrl, SYNC_TIMEOUT_MS);
+        const wishlistItems = await totalOf(`${filling.baseUrl}/api/v1/wishlist?limit=1`);
+        const expected = filled.approved.length - downloaded.length;
+        if (wishlistItems !== expected) throw new Error(`expected ${expected} wishlist items after the library sync, found ${wishlistItems}`);
+        return { ...filled, libraryAlbums, wishlistItems };
+      })
       .finally(() => stopCleanly(filling));
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const dataMib = (await settledDirectoryBytes(dataDir)) / 1024 / 1024;
@@ -139,7 +160,7 @@ async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
       const byId = await measureApprovals(server, pending.slice(0, half), 'id', scale);
       const byMbid = await measureApprovals(server, pending.slice(half, 2 * half), 'mbid', scale);
       return {
-        size, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
+        size, approvedAlbums, wishlistItems, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
         startMs: median(starts.map((s) => s.ms)),
         rssMib: median(starts.map((s) => s.mib)),
       };
@@ -149,6 +170,13 @@ async function measureSize(size: number, scale: Scale): Promise<SizeFigures> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The `total` of a paged list answer. */
+async function totalOf(url: string): Promise<number> {
+  const body: unknown = await (await fetch(url)).json();
+  if (body && typeof body === 'object' && 'total' in body && typeof body.total === 'number') return body.total;
+  throw new Error(`${url} answered without a total: ${JSON.stringify(body)}`);
 }
 
 /** `adds` single-candidate POSTs one after another: the bytes the data dir grew by, per add. */

@@ -1,7 +1,7 @@
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,7 +37,7 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     // Loaded on the first outbound request (sdk http-client): left out, it costs no parse time at startup.
     external: ['undici'],
     logLevel: 'error',
-    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder()],
+    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],
   });
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('esbuild produced no output');
@@ -130,6 +130,48 @@ function oneMimeDatabase(): Plugin {
       });
     },
   };
+}
+
+/**
+ * core/config/app-config-validator.ts compiles the config's validator with ajv, ~40 ms of every start; the bundle
+ * carries it compiled instead (core/build/config-validator-module.ts makes the module's source).
+ */
+function precompiledConfigValidator(source: string): Plugin {
+  const standIn = join(ROOT, 'core', 'config', 'app-config-validator.ts');
+  return {
+    name: 'crateflow-precompiled-config-validator',
+    setup(b) {
+      b.onLoad({ filter: /app-config-validator\.ts$/ }, (args) =>
+        args.path === standIn ? { contents: source, loader: 'js', resolveDir: dirname(standIn) } : undefined,
+      );
+    },
+  };
+}
+
+/**
+ * Runs core/build/config-validator-module.ts, which imports TypeScript sources: esbuild bundles it into a
+ * temporary module next to this file (tsx is a development tool, and this runs at `npm start` too).
+ */
+async function configValidatorModule(): Promise<string> {
+  const script = join(ROOT, 'core', 'build', `.config-validator-${process.pid}.mjs`);
+  await build({
+    entryPoints: [join(ROOT, 'core', 'build', 'config-validator-module.ts')],
+    outfile: script,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    conditions: ['crateflow-source'],
+    tsconfig: join(ROOT, 'tsconfig.json'),
+    banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
+    logLevel: 'error',
+  });
+  try {
+    const generator = (await import(pathToFileURL(script).href)) as { configValidatorModule: () => string };
+    return generator.configValidatorModule();
+  } finally {
+    await rm(script, { force: true });
+  }
 }
 
 /**

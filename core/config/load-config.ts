@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import { compileForOneUse } from '../schema/ajv.js';
 import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
-import { AppConfig } from './app-config.schema.js';
+import type { AppConfig } from './app-config.schema.js';
+import { appConfigValidator } from './app-config-validator.js';
 import { findDuplicateKeys } from './find-duplicate-keys.js';
 import { substituteEnv } from './substitute-env.js';
 
@@ -62,7 +62,7 @@ export async function loadConfig(location: { path: string; explicit: boolean }, 
   const substituted = substituteEnv(raw, env, problems);
   findNulCharacters(substituted, '', problems);
   const candidate = applyEnvOverrides(substituted, env, problems);
-  const validateAppConfig = compileForOneUse<AppConfig>(AppConfig);
+  const validateAppConfig = appConfigValidator();
   if (!validateAppConfig(candidate)) problems.push(...formatSchemaErrors(validateAppConfig.errors));
   // After validation (successful or not) ajv has filled in defaults, so the object has the config's shape
   // wherever the input did; plugin blocks are validated separately by the plugin host.

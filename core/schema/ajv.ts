@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type CodeOptions, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import type { TSchema } from 'typebox';
 
@@ -6,8 +6,8 @@ import type { TSchema } from 'typebox';
 // path parameters arrive as strings, so their instance coerces types. Schemas are not checked against the JSON
 // Schema meta-schema: compiling that costs ~40 ms of every start, our schemas come from typebox, and strict mode
 // still refuses unknown keywords, bad types and misplaced keywords (a plugin's schema included).
-function createAjv(coerceTypes: boolean, optimize = true): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, coerceTypes, verbose: true, validateSchema: false, code: { optimize } });
+export function createAjv(coerceTypes: boolean, code: CodeOptions = {}): Ajv {
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, coerceTypes, verbose: true, validateSchema: false, code });
   formats.default(ajv);
   return ajv;
 }
@@ -30,7 +30,7 @@ export function compileStrict<T>(schema: TSchema): ValidateFunction<T> {
  * more than it saves on a single run.
  */
 export function compileForOneUse<T>(schema: TSchema): ValidateFunction<T> {
-  return createAjv(false, false).compile<T>(withoutId(schema));
+  return createAjv(false, { optimize: false }).compile<T>(withoutId(schema));
 }
 
 /** A strict validator compiled when first asked for, so a module that declares one adds nothing to startup. */
@@ -47,7 +47,7 @@ export function compileCoercing<T>(schema: TSchema): ValidateFunction<T> {
 // `$id` names a schema in the OpenAPI document; ajv would reject compiling two schemas that embed the same one,
 // so the validators compile an id-less copy. `verbose` keeps the failing schema on each error, for messages.
 // A `default` on the root schema means nothing to ajv (strict mode rejects it); callers apply it themselves.
-function withoutId(schema: TSchema): object {
+export function withoutId(schema: TSchema): object {
   const copy = JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value)));
   delete copy.default;
   return copy;

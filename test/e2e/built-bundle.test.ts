@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bundleCrateflow } from '../../core/build/bundle-crateflow.js';
+import { loadConfig } from '../../core/config/load-config.js';
 import { startFakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
 import { api } from '../helpers/api-client.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
@@ -15,6 +16,7 @@ import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
 // this proves the bundle carries the built-in plugins, the UI files and the version, and stops cleanly.
 describe('the built bundle (npm start)', () => {
   let dir: string;
+  let outfile: string;
   let child: ChildProcessWithoutNullStreams;
   let baseUrl: string;
   let receiver: Awaited<ReturnType<typeof startFakeWebhookReceiver>>;
@@ -23,7 +25,7 @@ describe('the built bundle (npm start)', () => {
     // Inside the repository, as `npm run build` does: the bundle resolves its front-end modules from node_modules.
     await mkdir(join(REPO_ROOT, 'dist'), { recursive: true });
     dir = await mkdtemp(join(REPO_ROOT, 'dist', 'test-'));
-    const outfile = join(dir, 'crateflow.mjs');
+    outfile = join(dir, 'crateflow.mjs');
     await bundleCrateflow(outfile);
     receiver = await startFakeWebhookReceiver();
     const config = join(dir, 'config.yaml');
@@ -40,6 +42,19 @@ describe('the built bundle (npm start)', () => {
     if (child.exitCode === null) child.kill('SIGKILL');
     await receiver.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a bad config exactly as the sources do (the bundle carries its validator compiled at build time)', async () => {
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'server:\n  port: "x"\n  bogus: 1\nlog:\n  level: loud\nwebhooks:\n  - name: 5\n');
+    const expected = await loadConfig({ path: bad, explicit: true }, {});
+    assert.equal(expected.problems.length, 3, 'the schema finds three problems (the webhooks block is checked by its plugin)');
+    const run = spawn(process.execPath, [outfile, '--config', bad], { stdio: 'pipe', env: { ...process.env, PORT: '' } });
+    let stderr = '';
+    run.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(run, 'exit')) as [number | null];
+    assert.equal(code, 1);
+    for (const problem of expected.problems) assert.ok(stderr.includes(`${problem.path}: ${problem.message}`), `the bundle names ${problem.path}: ${problem.message}\n${stderr}`);
   });
 
   it('reads JSON bodies as the sources do: UTF-8 split between packets, a BOM, bad JSON 400, over 1 MiB 413', async () => {

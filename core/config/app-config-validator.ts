@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { compileForOneUse } from '../schema/ajv.js';
+import { oneUseCompiler } from '../schema/ajv.js';
 import { AppConfig } from './app-config.schema.js';
 
 /**
@@ -8,5 +8,5 @@ import { AppConfig } from './app-config.schema.js';
  * the ~40 ms ajv takes to compile it (core/build/config-validator-module.ts).
  */
 export function appConfigValidator(): ValidateFunction<AppConfig> {
-  return compileForOneUse<AppConfig>(AppConfig);
+  return oneUseCompiler()<AppConfig>(AppConfig);
 }

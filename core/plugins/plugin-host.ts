@@ -1,5 +1,5 @@
 import type { KindContracts, PluginDefinition, PluginHealth, PluginKind } from '@crateflow/sdk';
-import { compileForOneUse } from '../schema/ajv.js';
+import { oneUseCompiler } from '../schema/ajv.js';
 import { formatSchemaErrors, joinPath, type PathProblem } from '../schema/format-schema-errors.js';
 import { checkManifest } from './check-manifest.js';
 import { guardPluginCall } from './guard-plugin-call.js';
@@ -121,6 +121,7 @@ export async function checkPlugins(
 ): Promise<{ candidates: PluginCandidate[]; slots: Partial<Record<'download-client' | 'library' | 'auth' | 'preview', PluginCandidate>>; problems: PathProblem[] }> {
   const problems: PathProblem[] = [];
   const candidates: PluginCandidate[] = [];
+  const compile = oneUseCompiler();
   for (const mount of mounts) {
     const where = mount.usePath ?? (mount.slot === 'extra' ? mount.configPath.replace(/\.config$/, '.use') : mount.configPath);
     let exported: unknown;
@@ -145,9 +146,9 @@ export async function checkPlugins(
       problems.push({ path: where, message: `a plugin named "${instanceName}" is already loaded; plugin names must be unique` });
       continue;
     }
-    let validate: ReturnType<typeof compileForOneUse>;
+    let validate: ReturnType<typeof compile>;
     try {
-      validate = compileForOneUse(definition.manifest.configSchema);
+      validate = compile(definition.manifest.configSchema);
     } catch (err: unknown) {
       problems.push({ path: where, message: `plugin "${name}": manifest.configSchema is not a usable schema: ${err instanceof Error ? err.message : String(err)}` });
       continue;

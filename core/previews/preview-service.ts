@@ -9,7 +9,7 @@ import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
 import type { KnownAlbums } from '../queue/known-albums.js';
-import { compileStrict } from '../schema/ajv.js';
+import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import type { CoreStore } from '../storage/core-store.js';
 import { PreviewCache } from './preview-cache.js';
 import type { Previews, PreviewsQuery } from './previews.schema.js';
@@ -57,7 +57,7 @@ interface Album {
  */
 export class PreviewService {
   private readonly cache: PreviewCache<Previews>;
-  private readonly validTrack = compileStrict<PreviewTrack>(PreviewTrack);
+  private readonly trackValidator = compileStrictOnFirstUse<PreviewTrack>(PreviewTrack);
   private readonly limit = new ConcurrencyLimit({ concurrent: CONCURRENT_LOOKUPS, queued: QUEUED_LOOKUPS, refuse: () => PreviewsUnavailableError.busy() });
 
   constructor(
@@ -146,7 +146,7 @@ export class PreviewService {
 
   private checked(provider: LoadedPluginOf<'preview'>, answer: unknown): PreviewTrack[] {
     const listed: unknown[] = Array.isArray(answer) ? answer : [];
-    const tracks = listed.filter((track): track is PreviewTrack => this.validTrack(track) && isFromOrigins(track.preview_url, this.deps.origins));
+    const tracks = listed.filter((track): track is PreviewTrack => this.trackValidator()(track) && isFromOrigins(track.preview_url, this.deps.origins));
     if (!Array.isArray(answer) || tracks.length < listed.length) {
       this.deps.log.warn({ plugin: provider.name, answered: Array.isArray(answer) ? listed.length : typeof answer, kept: tracks.length },
         'the preview provider answered tracks that are not valid or not from its origins; they were left out');

@@ -24,13 +24,14 @@ export function compileStrict<T>(schema: TSchema): ValidateFunction<T> {
 }
 
 /**
- * A strict validator for a document checked once, at start (the config, a plugin's settings). It is compiled by an
- * ajv instance of its own, which is dropped with the validator: the shared instance would keep the config's
- * validator (about 1 MB of generated code) for the life of the process. Its code is not optimised: that pass costs
- * more than it saves on a single run.
+ * Compiles strict validators for documents checked once, at start (the config, the plugins' settings), on an ajv
+ * instance of their own that is dropped with them: the shared instance would keep the config's validator (about
+ * 1 MB of generated code) for the life of the process. Their code is not optimised: that pass costs more than it
+ * saves on a single run.
  */
-export function compileForOneUse<T>(schema: TSchema): ValidateFunction<T> {
-  return createAjv(false, { optimize: false }).compile<T>(withoutId(schema));
+export function oneUseCompiler(): <T>(schema: TSchema) => ValidateFunction<T> {
+  const ajv = createAjv(false, { optimize: false });
+  return <T>(schema: TSchema) => ajv.compile<T>(withoutId(schema));
 }
 
 /** A strict validator compiled when first asked for, so a module that declares one adds nothing to startup. */

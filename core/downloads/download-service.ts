@@ -126,12 +126,13 @@ export class DownloadService {
   }
 
   /**
-   * Stops and forgets the downloads of a wishlist item that is being removed. `keepCompleted` keeps the records
+   * Stops and forgets the downloads of wishlist items that are being removed. `keepCompleted` keeps the records
    * of finished downloads (a library sync removes an item because its download landed; its record stays history).
+   * One pass over the downloads however many items go: a library sync can remove tens of thousands at once.
    */
-  async cancelFor(wishlistId: string, options: { keepCompleted?: boolean } = {}): Promise<void> {
+  async cancelFor(wishlistIds: ReadonlySet<string>, options: { keepCompleted?: boolean } = {}): Promise<void> {
     const client = this.plugins.downloadClient;
-    const mine = Object.values(this.store.data.downloads).filter((d) => d.wishlist_id === wishlistId && !(options.keepCompleted && d.state === 'completed'));
+    const mine = Object.values(this.store.data.downloads).filter((d) => wishlistIds.has(d.wishlist_id) && !(options.keepCompleted && d.state === 'completed'));
     for (const download of mine) {
       const ref = download.client_ref;
       if (client?.instance.cancel && ref !== undefined && ACTIVE.has(download.state)) {

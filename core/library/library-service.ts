@@ -12,6 +12,7 @@ import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { CoreStore } from '../storage/core-store.js';
 import { DownloadService } from '../downloads/download-service.js';
 import { LibraryCatalog } from './library-catalog.js';
+import { forgetOldFinishedDownloads } from '../downloads/finished-downloads.js';
 
 const albumValidator = compileStrictOnFirstUse<LibraryAlbum>(LibraryAlbum);
 const SYNC_JOB = 'library_sync';
@@ -161,18 +162,19 @@ export class LibraryService {
     // The same cancellation as DELETE /wishlist/{id}: the client is told (a blackhole request file removed, slskd
     // transfers cancelled) before the item goes. Finished downloads stay in the download history.
     const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
-    for (const item of owned) await this.downloads.cancelFor(item.id, { keepCompleted: true });
+    if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)), { keepCompleted: true });
     return this.store.mutate((data, emit) => {
-      let removed = 0;
+      const removed = new Set<string>();
       for (const item of Object.values(data.wishlist)) {
         if (!this.catalog.owns(item)) continue;
         delete data.wishlist[item.id];
         this.known.removeWanted(item);
-        for (const download of Object.values(data.downloads)) if (download.wishlist_id === item.id && download.state !== 'completed') delete data.downloads[download.id];
         emit('wishlist_removed', eventDataOf(item));
-        removed++;
+        removed.add(item.id);
       }
-      return removed;
+      for (const download of Object.values(data.downloads)) if (removed.has(download.wishlist_id) && download.state !== 'completed') delete data.downloads[download.id];
+      forgetOldFinishedDownloads(data);
+      return removed.size;
     });
   }
 }

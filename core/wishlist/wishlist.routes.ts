@@ -42,7 +42,7 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
       summary: 'Remove an item from the wishlist (cancels its download)',
       params: Type.Object({ id: Id }),
       handle: async ({ params }) => {
-        await downloads.cancelFor(params.id);
+        await downloads.cancelFor(new Set([params.id]));
         await wishlist.remove(params.id);
         return undefined;
       },

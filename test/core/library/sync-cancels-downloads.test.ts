@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Download } from '../../../core/downloads/download.schema.js';
+import { KEEP_FINISHED_DOWNLOADS } from '../../../core/downloads/finished-downloads.js';
+import { CoreStore } from '../../../core/storage/core-store.js';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
 import type { Job } from '../../../core/jobs/job.schema.js';
 import { startFakeSlskd } from '../../fakes/fake-slskd.js';
@@ -107,5 +109,34 @@ describe('library sync removals cancel downloads like DELETE /api/v1/wishlist/{i
     const cancels = slskd.received.filter((r) => r.method === 'DELETE' && r.path.startsWith('/api/v0/transfers/downloads/steady%20peer/'));
     assert.equal(cancels.length, TRACKS.length, 'one DELETE per transfer of the album');
     assert.deepEqual(await downloads(app), []);
+  });
+
+  it('keeps the newest finished downloads of albums it took off the wishlist, up to a bound', async (t) => {
+    const subsonic = await startSubsonic(t, [OWNED]);
+    const app = await startApp({ config: { library: subsonicLibrary(subsonic) } });
+    t.after(() => app.close());
+    // A year of finished downloads whose albums the library sync already took off the wishlist.
+    const extra = 5;
+    await app.crateflow.container.resolve(CoreStore).mutate((data) => {
+      for (let i = 0; i < KEEP_FINISHED_DOWNLOADS + extra; i++) {
+        const at = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+        const id = `finished-${String(i).padStart(5, '0')}`;
+        data.downloads[id] = {
+          id, wishlist_id: `gone-${i}`, artist: `Artist ${i}`, album: `Album ${i}`, client: 'download-blackhole', state: 'completed',
+          progress: 1, attempts: 1, created_at: at, updated_at: at, download_path: `/music/Artist ${i}/Album ${i}`,
+        };
+      }
+    });
+    const wanted = await want(app, 'Low', 'Double Negative');
+    await poll(app);
+
+    const job = await sync(app);
+    assert.equal(job.status, 'completed', job.error);
+    assert.deepEqual(job.summary, { albums: 1, removed: 1, skipped: 0 });
+    const kept = await api<{ items: Download[]; total: number }>(app.baseUrl, 'GET', '/api/v1/downloads?limit=500');
+    assert.equal(kept.body.total, KEEP_FINISHED_DOWNLOADS, 'the oldest finished downloads beyond the bound are forgotten');
+    assert.ok(kept.body.items.every((d) => d.wishlist_id !== wanted), 'the cancelled download of the removed album is gone');
+    const oldest = await api<{ items: Download[] }>(app.baseUrl, 'GET', `/api/v1/downloads?limit=1&offset=${KEEP_FINISHED_DOWNLOADS - 1}`);
+    assert.equal(oldest.body.items[0]?.id, `finished-${String(extra).padStart(5, '0')}`, 'the newest are kept, the oldest five go');
   });
 });

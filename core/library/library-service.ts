@@ -160,7 +160,7 @@ export class LibraryService {
 
   private async removeOwned(): Promise<number> {
     // The same cancellation as DELETE /wishlist/{id}: the client is told (a blackhole request file removed, slskd
-    // transfers cancelled) before the item goes. Finished downloads stay in the download history.
+    // transfers cancelled) before the item goes. Finished downloads stay in the download history (the newest 1,000).
     const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
     if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)), { keepCompleted: true });
     return this.store.mutate((data, emit) => {

@@ -21,10 +21,14 @@ export interface MusicBrainzRequesterOptions {
 }
 
 type Transient = { readonly waitMs: number; readonly reason: string; readonly cause?: unknown };
+/** A lookup of a merged MBID: MusicBrainz answers 301 with the `Location` of the entity that absorbed it. */
+type Moved = { readonly movedTo: URL };
 /** What is cached: the body of a 200, or the fact that the MBID is unknown. */
 type Stored = { readonly found: true; readonly body: JsonRecord } | { readonly found: false };
 
 const MAX_BACKOFF_MS = 60_000;
+const MAX_REDIRECTS = 3;
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Gets one `/ws/2` document politely: from the disk cache when fresh, else through the shared pacer, retrying busy
@@ -62,7 +66,22 @@ export class MusicBrainzRequester {
     return fetching;
   }
 
+  /**
+   * Follows redirects (MusicBrainz, musicbrainz-server `Controller/Role/Load.pm`: a merged MBID answers 301 to the
+   * entity it was merged into) within `/ws/2` of the same origin; each hop is paced like any request. The answer is
+   * cached under the MBID asked for, so the next lookup of the old MBID costs nothing.
+   */
   private async fetch(url: URL): Promise<Stored> {
+    let current = url;
+    for (let redirects = 0; ; redirects++) {
+      const outcome = await this.fetchRetrying(current);
+      if (!('movedTo' in outcome)) return outcome;
+      if (redirects >= MAX_REDIRECTS) throw new MusicBrainzError(`MusicBrainz redirected ${url.pathname} more than ${MAX_REDIRECTS} times`, 301);
+      current = outcome.movedTo;
+    }
+  }
+
+  private async fetchRetrying(url: URL): Promise<Stored | Moved> {
     const maxAttempts = this.options.maxAttempts ?? 4;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.attempt(url, attempt);
@@ -75,7 +94,7 @@ export class MusicBrainzRequester {
     }
   }
 
-  private async attempt(url: URL, attempt: number): Promise<Stored | Transient> {
+  private async attempt(url: URL, attempt: number): Promise<Stored | Transient | Moved> {
     // Doubling from 1 s: MusicBrainz asks for at least 1 s, and global shedding says `Retry-After: 0` (§2, §7).
     const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1));
     let res;
@@ -88,6 +107,7 @@ export class MusicBrainzRequester {
       throw err;
     }
     if (res.status === 404) return { found: false };
+    if (REDIRECTS.has(res.status)) return { movedTo: redirectTarget(url, res.headers['location'], res.status) };
     if (res.status === 200) {
       let body: unknown;
       try {
@@ -105,6 +125,21 @@ export class MusicBrainzRequester {
     }
     throw new MusicBrainzError(`MusicBrainz refused ${url.pathname}${url.search} with ${res.status}: ${errorText(res.text())}`, res.status);
   }
+}
+
+/** Where a redirect leads, if it stays within `/ws/2` of the same origin (anywhere else is refused, not followed). */
+function redirectTarget(from: URL, location: string | undefined, status: number): URL {
+  let target: URL | undefined;
+  try {
+    target = location ? new URL(location, from) : undefined;
+  } catch (err: unknown) {
+    if (!(err instanceof TypeError)) throw err; // an unparsable Location: refused below
+  }
+  if (!target || target.origin !== from.origin || !target.pathname.startsWith('/ws/2/')) {
+    throw new MusicBrainzError(`MusicBrainz redirected ${from.pathname} to ${location ?? 'nowhere'} (${status}); only /ws/2 on the same host is followed`, status);
+  }
+  target.searchParams.set('fmt', 'json');
+  return target;
 }
 
 /** The `error` member of a MusicBrainz error body, or the start of whatever else came (HTML outages). */

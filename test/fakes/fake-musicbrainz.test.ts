@@ -53,14 +53,20 @@ describe('fake MusicBrainz', () => {
     assert.equal(fake.refusedForRate, 2);
   });
 
-  it('answers 400 "Invalid mbid." for a malformed id, 404 for an unknown one, and the target for a merged one', async (t) => {
+  it('answers 400 "Invalid mbid." for a malformed id, 404 for an unknown one, and 301 to the target for a merged one', async (t) => {
     const fake = await start(t);
     assert.deepEqual((await get(fake, 'release-group/not-an-id?fmt=json')).body['error'], 'Invalid mbid.');
     const unknown = await get(fake, `release-group/${fakeMbid(99, 'nothing')}?fmt=json`);
     assert.deepEqual([unknown.status, unknown.body['error']], [404, 'Not Found']);
     const [merged, target] = [...fake.catalogue.redirects].find(([, to]) => fake.catalogue.releaseGroup(to)) ?? [];
-    const answer = await get(fake, `release-group/${merged ?? ''}?fmt=json`);
-    assert.equal(answer.body['id'], target);
+    const moved = await fetch(`${fake.url}/ws/2/release-group/${merged ?? ''}?inc=artist-credits&fmt=json`, { headers: UA, redirect: 'manual' });
+    assert.equal(moved.status, 301);
+    assert.equal(moved.headers.get('location'), `${fake.url}/ws/2/release-group/${target ?? ''}?inc=artist-credits&fmt=json`);
+    const movedBody: unknown = await moved.json();
+    assert.ok(isJsonObject(movedBody) && movedBody['id'] === target, 'the 301 carries the target entity, as the real lookup writes it');
+    const browse = await get(fake, `release-group?artist=${[...fake.catalogue.redirects].find(([, to]) => fake.catalogue.artist(to))?.[0] ?? ''}&fmt=json`);
+    assert.equal(browse.status, 200, 'a browse by a merged MBID resolves it');
+    assert.ok(Number(browse.body['release-group-count']) > 0, 'and lists the release groups of the artist that absorbed it');
     assert.equal((await get(fake, `release-group/${target ?? ''}?inc=bogus&fmt=json`)).body['error'], 'bogus is not a valid inc parameter for the release-group resource.');
   });
 

@@ -65,7 +65,7 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
   const injected: MusicBrainzFailure[] = [];
   let refusedForRate = 0;
 
-  const answer = (params: URLSearchParams, path: string): Answer => {
+  const answer = (params: URLSearchParams, path: string, origin: string): Answer => {
     const [, entity, id, extra] = /^\/ws\/2\/([a-z-]+)(?:\/([^/]*))?(\/.*)?$/.exec(path) ?? [];
     if (!entity || extra !== undefined || !(entity in INCS)) return notFound();
     const inc = new Set((params.get('inc') ?? '').split(/[+ ]/).filter(Boolean));
@@ -79,7 +79,16 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
       return error(400, `The given parameters do not match any available query type for the ${entity} resource.`);
     }
     if (!MBID.test(id)) return error(400, 'Invalid mbid.');
-    // A merged MBID answers with the target entity, whose `id` differs from the one asked for (§3).
+    // A lookup of a merged MBID answers 301 to the entity that absorbed it, with that entity as the body
+    // (musicbrainz-server lib/MusicBrainz/Server/Controller/Role/Load.pm, `_load`: the gid found differs from the
+    // one asked for). Browses by a merged MBID resolve it and answer 200 (`get_by_gid`).
+    const absorbedBy = catalogue.redirects.get(id.toLowerCase());
+    if (absorbedBy !== undefined) {
+      const moved = answer(params, `/ws/2/${entity}/${absorbedBy}`, origin);
+      const location = new URL(`/ws/2/${entity}/${absorbedBy}`, origin);
+      for (const [name, value] of params) location.searchParams.append(name, value);
+      return moved.status === 200 ? { status: 301, body: moved.body, headers: { location: location.href } } : moved;
+    }
     if (entity === 'artist') {
       const artist = catalogue.artist(id.toLowerCase());
       return artist ? { status: 200, body: { ...artistJson(artist), 'life-span': { ended: null } } } : notFound();
@@ -129,9 +138,10 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
       answered.push({ path: request.path, query: request.query, at: clock.now(), status: 200, userAgent });
       return replyText(res, 200, '<?xml version="1.0" encoding="UTF-8"?><metadata xmlns="http://musicbrainz.org/ns/mmd-2.0#"/>', 'application/xml; charset=utf-8');
     }
-    const outcome = answer(request.query, request.path);
+    const outcome = answer(request.query, request.path, `http://${request.headers.host ?? '127.0.0.1'}`);
     // §2: successful answers carry the shared (not per-client) counters.
-    send(outcome.status, outcome.body, outcome.status === 200 ? { 'x-ratelimit-limit': '1200', 'x-ratelimit-remaining': '1100', 'x-ratelimit-reset': String(Math.ceil(clock.now() / 1000) + 1) } : {});
+    const counters: Record<string, string> = outcome.status === 200 ? { 'x-ratelimit-limit': '1200', 'x-ratelimit-remaining': '1100', 'x-ratelimit-reset': String(Math.ceil(clock.now() / 1000) + 1) } : {};
+    send(outcome.status, outcome.body, { ...counters, ...outcome.headers });
   };
 
   const listener = await listenOnLoopback(handle);

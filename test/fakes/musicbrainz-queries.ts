@@ -6,6 +6,7 @@ import { artistHitJson, releaseGroupHitJson, releaseGroupJson } from './musicbra
 export interface Answer {
   readonly status: number;
   readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const HELP = 'For usage, please see: https://musicbrainz.org/development/mmd';

@@ -8,6 +8,7 @@ import { createLogger } from '../../../core/logging/create-logger.js';
 import { MusicBrainzClient, type MusicBrainzClientOptions } from '../../../core/metadata/musicbrainz-client.js';
 import { readVersion } from '../../../core/version.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz, type FakeMusicBrainzOptions } from '../../fakes/fake-musicbrainz.js';
+import { listenOnLoopback } from '../../fakes/listen-on-loopback.js';
 import { fakeMbid } from '../../fakes/musicbrainz-catalogue.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { runOnClock } from '../../helpers/run-on-clock.js';
@@ -229,14 +230,30 @@ describe('MusicBrainzClient', () => {
     assert.equal(resolved?.artistCredit, recording?.credit.map((part) => part.name + part.joinphrase).join(''));
   });
 
-  it('answers a merged MBID with the entity that absorbed it, and undefined for an unknown or malformed one', async (t) => {
-    const { fake, run, open } = await setUp(t);
+  it('follows the 301 of a merged MBID to the entity that absorbed it, and answers undefined for an unknown or malformed one', async (t) => {
+    const { fake, run, open, sentAt } = await setUp(t);
     const client = await open();
     const [merged = '', target] = [...fake.catalogue.redirects].find(([, to]) => fake.catalogue.artist(to)) ?? [];
     assert.equal((await run(client.artist(merged)))?.mbid, target);
+    assert.deepEqual(fake.answered.map((answer) => [answer.path, answer.status]), [[`/ws/2/artist/${merged}`, 301], [`/ws/2/artist/${target ?? ''}`, 200]]);
+    assert.ok((gaps(sentAt)[0] ?? 0) >= 1000, 'the redirect is paced like any request');
+    assert.equal((await run(client.artist(merged)))?.mbid, target, 'the old MBID is answered from the cache');
     assert.equal(await run(client.artist(fakeMbid(3, 'never'))), undefined);
     assert.equal(await client.artist('not-an-mbid'), undefined);
-    assert.equal(fake.answered.length, 2, 'a malformed id costs no request');
+    assert.equal(fake.answered.length, 3, 'a cached answer and a malformed id cost no request');
+  });
+
+  it('refuses a redirect that leaves /ws/2 on the same host', async (t) => {
+    const offHost = fakeMbid(4, 'moved off host');
+    const elsewhere = await listenOnLoopback(async (req, res) => {
+      res.writeHead(301, { location: req.url?.includes(offHost) ? 'https://musicbrainz.example.net/ws/2/artist/x' : '/not-the-api/', 'content-length': 0 });
+      res.end();
+    });
+    t.after(() => elsewhere.close());
+    const { run, open } = await setUp(t);
+    const client = await open({ baseUrl: elsewhere.origin });
+    await assert.rejects(run(client.artist(offHost)), /to https:\/\/musicbrainz\.example\.net\/ws\/2\/artist\/x \(301\); only \/ws\/2 on the same host is followed/);
+    await assert.rejects(run(client.artist(fakeMbid(5, 'moved out of the api'))), /to \/not-the-api\/ \(301\); only \/ws\/2 on the same host is followed/);
   });
 
   it('keeps about 1 s between requests on the real clock', async (t) => {

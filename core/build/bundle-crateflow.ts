@@ -2,10 +2,23 @@ import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_BUNDLE = join(ROOT, 'dist', 'crateflow.mjs');
+
+/** How the sources are bundled for plain node, for the service and for the build's own generator alike. */
+const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  conditions: ['crateflow-source'],
+  tsconfig: join(ROOT, 'tsconfig.json'),
+  // Bundled CommonJS dependencies (koa, pino, ajv…) call require() for node built-ins.
+  banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
+  logLevel: 'error',
+} satisfies BuildOptions;
 
 /**
  * The build step behind `npm start`: bundles core/main.ts, the sdk and every workspace plugin into one ESM file, so a
@@ -17,14 +30,9 @@ export const DEFAULT_BUNDLE = join(ROOT, 'dist', 'crateflow.mjs');
 export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
   const result = await build({
+    ...NODE_BUNDLE,
     entryPoints: [join(ROOT, 'core', 'main.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    conditions: ['crateflow-source'],
-    tsconfig: join(ROOT, 'tsconfig.json'),
     // Error classes name themselves from `new.target.name`; keep names that bundling would otherwise suffix.
     keepNames: true,
     // Comments and indentation only cost parse time and heap; identifiers stay readable in stack traces.
@@ -32,11 +40,8 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     minifySyntax: true,
     legalComments: 'none',
     write: false,
-    // Bundled CommonJS dependencies (koa, pino, ajv…) call require() for node built-ins.
-    banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
     // Loaded on the first outbound request (sdk http-client): left out, it costs no parse time at startup.
     external: ['undici'],
-    logLevel: 'error',
     plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],
   });
   const code = result.outputFiles[0]?.text;
@@ -154,18 +159,7 @@ function precompiledConfigValidator(source: string): Plugin {
  */
 async function configValidatorModule(): Promise<string> {
   const script = join(ROOT, 'core', 'build', `.config-validator-${process.pid}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, 'core', 'build', 'config-validator-module.ts')],
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    conditions: ['crateflow-source'],
-    tsconfig: join(ROOT, 'tsconfig.json'),
-    banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
-    logLevel: 'error',
-  });
+  await build({ ...NODE_BUNDLE, entryPoints: [join(ROOT, 'core', 'build', 'config-validator-module.ts')], outfile: script });
   try {
     const generator = (await import(pathToFileURL(script).href)) as { configValidatorModule: () => string };
     return generator.configValidatorModule();

@@ -1,3 +1,5 @@
+import type { IndexArrays } from './index-file.js';
+
 const EMPTY = -1;
 const MIN_CAPACITY = 16;
 
@@ -135,6 +137,27 @@ export interface TableArrays {
   high: Uint32Array<ArrayBuffer>;
   low: Uint32Array<ArrayBuffer>;
   values: Int32Array<ArrayBuffer>;
+}
+
+/** Puts copies of `table`'s arrays into a saved index's arrays, as `<name>High`, `<name>Low` and `<name>Values`. */
+export function saveTable(into: IndexArrays, name: string, table: HashedKeyTable): void {
+  const { high, low, values } = table.arrays;
+  into[`${name}High`] = high.slice();
+  into[`${name}Low`] = low.slice();
+  into[`${name}Values`] = values.slice();
+}
+
+/** The table saved as `name` by {@link saveTable}, or undefined when those arrays are missing or not a table's. */
+export function loadTable(from: IndexArrays, name: string): HashedKeyTable | undefined {
+  const high = from[`${name}High`];
+  const low = from[`${name}Low`];
+  const values = from[`${name}Values`];
+  if (!(high instanceof Uint32Array) || !(low instanceof Uint32Array) || !(values instanceof Int32Array)) return undefined;
+  try {
+    return HashedKeyTable.fromArrays({ high, low, values });
+  } catch {
+    return undefined;
+  }
 }
 
 // The last hash, in two module variables rather than a returned pair: lookups run per request and per line at

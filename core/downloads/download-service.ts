@@ -12,10 +12,13 @@ import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { CoreStore } from '../storage/core-store.js';
+import { pageWithArchive, type RecordPage } from '../storage/page-with-archive.js';
+import type { ArchiveFilters } from '../storage/record-archive.js';
 import type { DeepReadonly } from '../storage/track-changes.js';
 import { releaseFieldsOf } from '../wishlist/wishlist-item-from.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import type { Download } from './download.schema.js';
+import { isArchivedDownload, retireDownloadsOf } from './finished-downloads.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
 /** `poll`: the scheduled pass over everything; `hand-off`: only start and request what is wanted. */
@@ -47,9 +50,11 @@ export class DownloadService {
   private next: Pass | undefined;
   private stopped = false;
 
-  list(filter: { status?: Download['state']; limit: number; offset: number }) {
-    const all = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+  /** Downloads of items on the wishlist (newest first), then the finished ones of items gone from it, from the archive. */
+  list(filter: { status?: Download['state']; limit: number; offset: number }): Promise<RecordPage<Download>> {
+    const live = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
+    const filters: ArchiveFilters = filter.status ? { state: filter.status } : {};
+    return pageWithArchive(live, this.store.archive, { collection: 'downloads', filters, isRecord: isArchivedDownload }, filter);
   }
 
   /** One full pass (start wanted items, poll active ones); joins, then repeats, a pass already running. */
@@ -112,6 +117,8 @@ export class DownloadService {
 
   /** Puts a failed download back in line (409 unless it failed). */
   async retry(id: string): Promise<Download> {
+    const archived = this.store.data.downloads[id] ? undefined : await this.store.archive.get('downloads', id, isArchivedDownload);
+    if (archived) throw new ConflictError(`download "${id}" is ${archived.state}; only failed downloads can be retried`, { current_state: archived.state });
     return this.store.mutate((data) => {
       const download = data.downloads[id];
       if (!download) throw new NotFoundError('download', id);
@@ -126,13 +133,13 @@ export class DownloadService {
   }
 
   /**
-   * Stops and forgets the downloads of wishlist items that are being removed. `keepCompleted` keeps the records
-   * of finished downloads (a library sync removes an item because its download landed; its record stays history).
-   * One pass over the downloads however many items go: a library sync can remove tens of thousands at once.
+   * Stops the downloads of wishlist items that are being removed, and takes them out of the document (finished
+   * ones to the archive, see {@link retireDownloadsOf}). One pass over the downloads however many items go: a
+   * library sync can remove tens of thousands at once.
    */
-  async cancelFor(wishlistIds: ReadonlySet<string>, options: { keepCompleted?: boolean } = {}): Promise<void> {
+  async cancelFor(wishlistIds: ReadonlySet<string>): Promise<void> {
     const client = this.plugins.downloadClient;
-    const mine = Object.values(this.store.data.downloads).filter((d) => wishlistIds.has(d.wishlist_id) && !(options.keepCompleted && d.state === 'completed'));
+    const mine = Object.values(this.store.data.downloads).filter((d) => wishlistIds.has(d.wishlist_id));
     for (const download of mine) {
       const ref = download.client_ref;
       if (client?.instance.cancel && ref !== undefined && ACTIVE.has(download.state)) {
@@ -142,7 +149,7 @@ export class DownloadService {
         );
       }
     }
-    if (mine.length > 0) await this.store.mutate((data) => mine.forEach((d) => delete data.downloads[d.id]));
+    if (mine.length > 0) await this.store.mutate((data, _emit, { archive }) => retireDownloadsOf(data, wishlistIds, archive));
   }
 
   counts(): Record<Download['state'], number> {

@@ -1,19 +1,24 @@
 import type { CoreData } from '../storage/core-data.js';
-import { byCodeUnits } from '../sorting/code-unit-order.js';
+import type { MutationTools } from '../storage/core-store.js';
+import type { Download } from './download.schema.js';
 
 /**
- * How many finished downloads of albums no longer on the wishlist are kept (`GET /api/v1/downloads`). A library
- * sync takes an album off the wishlist once its download is filed, and the record of that download stays as
- * history; a year of use leaves tens of thousands, which every start would read and every poll pass over.
+ * Takes the downloads of wishlist items that are being removed out of the core document (call inside the store
+ * mutation that removes them): a finished download moves to the archive, where `GET /api/v1/downloads` still
+ * lists it (a library sync removes an album because its download landed, and that download is history worth
+ * keeping), and any other is forgotten (its client was told to cancel it before). A year of finished downloads
+ * then costs disk, not memory, snapshot bytes or a pass of every download poll.
  */
-export const KEEP_FINISHED_DOWNLOADS = 1000;
+export function retireDownloadsOf(data: CoreData, wishlistIds: ReadonlySet<string>, archive: MutationTools['archive']): void {
+  for (const download of Object.values(data.downloads)) {
+    if (!wishlistIds.has(download.wishlist_id)) continue;
+    if (download.state === 'completed') archive.stage('downloads', download, { state: download.state });
+    delete data.downloads[download.id];
+  }
+}
 
-/** Forgets the oldest finished downloads whose wishlist item is gone, beyond the newest `keep`. Answers how many. */
-export function forgetOldFinishedDownloads(data: CoreData, keep = KEEP_FINISHED_DOWNLOADS): number {
-  const finished = Object.values(data.downloads).filter((d) => d.state === 'completed' && !Object.hasOwn(data.wishlist, d.wishlist_id));
-  if (finished.length <= keep) return 0;
-  finished.sort((a, b) => byCodeUnits(a.updated_at, b.updated_at));
-  const old = finished.slice(0, finished.length - keep);
-  for (const download of old) delete data.downloads[download.id];
-  return old.length;
+/** What every reader of an archived download relies on (it was a checked record when archived). */
+export function isArchivedDownload(value: unknown): value is Download {
+  if (typeof value !== 'object' || value === null) return false;
+  return ['id', 'wishlist_id', 'artist', 'state', 'updated_at'].every((field) => typeof Reflect.get(value, field) === 'string');
 }

@@ -3,11 +3,13 @@ import type { Clock } from '@crateflow/sdk';
 import { Tokens } from '../di/tokens.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { CoreStore } from '../storage/core-store.js';
+import { pageWithArchive, type RecordPage } from '../storage/page-with-archive.js';
 import type { Job, JobProgress } from './job.schema.js';
 
-// Kept per kind (and per source for source runs), so a flood of one kind (a download client down for hours)
-// never prunes another's history, nor a source that runs hourly the last run of one that runs daily.
-const KEEP_JOBS_PER_KIND = 100;
+// Kept in the core document per kind (and per source for source runs); older ones move to the archive, still
+// listed and found by id. Per kind, so a flood of one kind (a download client down for hours) never pushes out
+// another's latest runs, nor a source that runs hourly the last run of one that runs daily.
+export const KEEP_JOBS_PER_KIND = 100;
 
 /** What a running job reports as it goes: kept in memory only, since it means nothing after a restart. */
 export interface LiveReport {
@@ -16,7 +18,7 @@ export interface LiveReport {
   summary?: Record<string, number>;
 }
 
-/** The record of background work (`GET /api/v1/jobs`): what ran, when, and how it ended. Old entries are pruned. */
+/** The record of background work (`GET /api/v1/jobs`): what ran, when, and how it ended. Old entries move to the archive. */
 @injectable()
 export class JobLog {
   constructor(
@@ -30,12 +32,15 @@ export class JobLog {
   private readonly live = new Map<string, LiveReport>();
 
   async start(kind: string, trigger: Job['trigger'], fields: { source?: string } = {}): Promise<Job> {
-    return this.store.mutate((data) => {
+    return this.store.mutate((data, _emit, { archive }) => {
       const job: Job = { id: this.newId(), kind, status: 'running', trigger, started_at: this.now(), summary: {}, ...fields };
       data.jobs[job.id] = job;
-      // Finished jobs of this kind beyond the limit go (the new one counts; running ones are never pruned).
+      // Finished jobs of this kind beyond the limit move out (the new one counts; running ones always stay).
       const finished = Object.values(data.jobs).filter((j) => j.kind === kind && j.source === job.source && j.status !== 'running');
-      for (const old of finished.slice(0, Math.max(0, finished.length - (KEEP_JOBS_PER_KIND - 1)))) delete data.jobs[old.id];
+      for (const old of finished.slice(0, Math.max(0, finished.length - (KEEP_JOBS_PER_KIND - 1)))) {
+        archive.stage('jobs', old, { kind: old.kind, status: old.status });
+        delete data.jobs[old.id];
+      }
       return job;
     });
   }
@@ -110,17 +115,32 @@ export class JobLog {
     await this.fail(job.id, error, { occurrences: 1 });
   }
 
+  /** A job still in the core document (every running one is). */
   get(id: string): Job {
     const job = this.store.data.jobs[id];
     if (!job) throw new NotFoundError('job', id);
     return this.view(job);
   }
 
-  list(filter: { kind?: string; status?: Job['status']; limit: number; offset: number }): { items: Job[]; total: number; limit: number; offset: number } {
-    const all = Object.values(this.store.data.jobs)
+  /** Any job, also one moved to the archive (`GET /jobs/{id}`). */
+  async find(id: string): Promise<Job> {
+    const job = this.store.data.jobs[id];
+    if (job) return this.view(job);
+    const archived = await this.store.archive.get('jobs', id, isArchivedJob);
+    if (!archived) throw new NotFoundError('job', id);
+    return archived;
+  }
+
+  /** Jobs in the core document (newest first), then those moved to the archive. */
+  list(filter: { kind?: string; status?: Job['status']; limit: number; offset: number }): Promise<RecordPage<Job>> {
+    const live = Object.values(this.store.data.jobs)
       .filter((j) => (!filter.kind || j.kind === filter.kind) && (!filter.status || j.status === filter.status))
-      .reverse();
-    return { items: all.slice(filter.offset, filter.offset + filter.limit).map((j) => this.view(j)), total: all.length, limit: filter.limit, offset: filter.offset };
+      .reverse()
+      .map((j) => this.view(j));
+    const filters: Record<string, string> = {};
+    if (filter.kind) filters.kind = filter.kind;
+    if (filter.status) filters.status = filter.status;
+    return pageWithArchive(live, this.store.archive, { collection: 'jobs', filters, isRecord: isArchivedJob }, filter);
   }
 
   latest(kind: string, source?: string): Job | undefined {
@@ -138,4 +158,10 @@ export class JobLog {
   private now(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+/** What every reader of an archived job relies on (it was a checked record when archived). */
+function isArchivedJob(value: unknown): value is Job {
+  if (typeof value !== 'object' || value === null) return false;
+  return ['id', 'kind', 'status', 'started_at'].every((field) => typeof Reflect.get(value, field) === 'string') && typeof Reflect.get(value, 'summary') === 'object';
 }

@@ -12,7 +12,7 @@ import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { CoreStore } from '../storage/core-store.js';
 import { DownloadService } from '../downloads/download-service.js';
 import { LibraryCatalog } from './library-catalog.js';
-import { forgetOldFinishedDownloads } from '../downloads/finished-downloads.js';
+import { retireDownloadsOf } from '../downloads/finished-downloads.js';
 
 const albumValidator = compileStrictOnFirstUse<LibraryAlbum>(LibraryAlbum);
 const SYNC_JOB = 'library_sync';
@@ -160,10 +160,10 @@ export class LibraryService {
 
   private async removeOwned(): Promise<number> {
     // The same cancellation as DELETE /wishlist/{id}: the client is told (a blackhole request file removed, slskd
-    // transfers cancelled) before the item goes. Finished downloads stay in the download history (the newest 1,000).
+    // transfers cancelled) before the item goes. Finished downloads move to the archive, where they stay listed.
     const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
-    if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)), { keepCompleted: true });
-    return this.store.mutate((data, emit) => {
+    if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)));
+    return this.store.mutate((data, emit, { archive }) => {
       const removed = new Set<string>();
       for (const item of Object.values(data.wishlist)) {
         if (!this.catalog.owns(item)) continue;
@@ -172,8 +172,8 @@ export class LibraryService {
         emit('wishlist_removed', eventDataOf(item));
         removed.add(item.id);
       }
-      for (const download of Object.values(data.downloads)) if (removed.has(download.wishlist_id) && download.state !== 'completed') delete data.downloads[download.id];
-      forgetOldFinishedDownloads(data);
+      // Downloads started or finished since the cancellation above.
+      retireDownloadsOf(data, removed, archive);
       return removed.size;
     });
   }

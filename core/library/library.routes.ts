@@ -44,7 +44,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
       summary: 'One job with its status and summary',
       params: Type.Object({ id: JobId }),
       response: Job,
-      handle: ({ params }) => jobs.get(params.id),
+      handle: ({ params }) => jobs.find(params.id),
     }),
   ];
 }

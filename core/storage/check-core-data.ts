@@ -25,8 +25,12 @@ export function checkCoreData(data: CoreData, file: string): void {
       }
     }
   }
-  const bytes = fields.history_bytes;
-  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new DamagedDataError(file, '"history_bytes" is not a byte count', RECOVERY);
+  // archive_bytes is missing from the documents of versions before the archive (it then counts as 0).
+  for (const [field, optional] of [['history_bytes', false], ['archive_bytes', true]] as const) {
+    const bytes = fields[field];
+    if (optional && bytes === undefined) continue;
+    if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new DamagedDataError(file, `"${field}" is not a byte count`, RECOVERY);
+    }
   }
 }

@@ -21,6 +21,8 @@ export interface CoreData {
   recent: Record<string, DomainEvent>;
   /** The acknowledged length of queue-history.jsonl: bytes past it were never committed. */
   history_bytes: number;
+  /** The acknowledged length of archive.jsonl (finished downloads, old jobs), likewise. */
+  archive_bytes: number;
 }
 
 export const emptyCoreData = (): CoreData => ({
@@ -32,6 +34,7 @@ export const emptyCoreData = (): CoreData => ({
   journal: {},
   recent: {},
   history_bytes: 0,
+  archive_bytes: 0,
 });
 
 /** The keyed collections of CoreData: changes are logged record by record, and the snapshot holds a record a line. */

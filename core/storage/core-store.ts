@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import type { DomainEvent, EventType } from '@crateflow/sdk';
+import { retireDownloadsOf } from '../downloads/finished-downloads.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DecidedHistory } from '../queue/decided-history.js';
 import type { QueueItem } from '../queue/queue-item.schema.js';
 import { checkCoreData } from './check-core-data.js';
+import { RecordArchive } from './record-archive.js';
 import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
 import { trackChanges, type DeepReadonly } from './track-changes.js';
@@ -12,9 +14,12 @@ import { byCodeUnits } from '../sorting/code-unit-order.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
-/** What a mutation gets: the data, a way to emit events, and the decided history to move items into. */
+/** What a mutation gets besides the data and a way to emit events: the files records move out to. */
 export interface MutationTools {
+  /** Decided queue items. */
   history: Pick<DecidedHistory, 'stageDecided' | 'stageRestored' | 'bytes'>;
+  /** Finished downloads and old jobs. */
+  archive: Pick<RecordArchive, 'stage'>;
 }
 
 // Enough for the dashboard's activity list.
@@ -25,7 +30,7 @@ const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
  * The domain's unit of work. `mutate()` runs a synchronous change against the data (so nothing interleaves),
  * journals the events it emits in the same commit, waits until the commit is on disk, and only then publishes
  * the events. Callers answer the HTTP request after `mutate()` resolves. A commit that fails is rolled back
- * (the document and the decided history go back to the last acknowledged state), its events are never
+ * (the document, the decided history and the archive go back to the last acknowledged state), its events are never
  * published, and `onRollback` listeners rebuild their indexes.
  *
  * Outside `mutate()` the data is deeply read-only (by type), so every change goes through a mutation, where
@@ -37,9 +42,10 @@ export class CoreStore {
     private readonly doc: JsonDocument<CoreData>,
     private readonly events: EventBus,
     readonly history: DecidedHistory,
+    readonly archive: RecordArchive,
   ) {}
 
-  /** Opens the store on the core document: checks its records, opens the decided history, moves old data over. */
+  /** Opens the store on the core document: checks its records, opens the decided history and the archive, moves old data over. */
   static async open(doc: JsonDocument<CoreData>, events: EventBus, dataDir: string): Promise<CoreStore> {
     checkCoreData(doc.data, doc.path);
     // Records are looked up by ids taken from URLs. Behind Object.prototype, an id like "toString" or
@@ -51,11 +57,21 @@ export class CoreStore {
     };
     nullPrototypes();
     const history = await DecidedHistory.open(join(dataDir, 'queue-history.jsonl'), doc.data.history_bytes);
-    const store = new CoreStore(doc, events, history);
-    doc.beforeWrite(() => history.flush());
+    // Documents of earlier versions have no archive yet.
+    if (!Object.hasOwn(doc.data, 'archive_bytes')) doc.data.archive_bytes = 0;
+    const archive = await RecordArchive.open(join(dataDir, 'archive.jsonl'), doc.data.archive_bytes).catch(async (err: unknown) => {
+      await history.close();
+      throw err;
+    });
+    const store = new CoreStore(doc, events, history, archive);
+    doc.beforeWrite(async () => {
+      await history.flush();
+      await archive.flush();
+    });
     doc.onRollback(async () => {
       nullPrototypes();
       await history.reload(doc.data.history_bytes);
+      await archive.reload(doc.data.archive_bytes);
     });
     await store.moveOldData();
     return store;
@@ -78,8 +94,10 @@ export class CoreStore {
       this.doc.touch(field as keyof CoreData, key); // field comes from CoreData's own keys
     });
     const historyBefore = this.history.bytes;
-    const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history });
+    const archiveBefore = this.archive.bytes;
+    const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history, archive: this.archive });
     if (this.history.bytes !== historyBefore) data.history_bytes = this.history.bytes;
+    if (this.archive.bytes !== archiveBefore) data.archive_bytes = this.archive.bytes;
     if (emitted.length > 0) this.keepRecent(emitted);
     if (!touched && emitted.length === 0) return result;
     try {
@@ -88,13 +106,15 @@ export class CoreStore {
       throw new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
     }
     this.history.committed(this.doc.data.history_bytes);
+    this.archive.committed(this.doc.data.archive_bytes);
     if (emitted.length > 0) this.events.publish(emitted);
     return result;
   }
 
-  /** Folds the change log into the snapshot and closes the history (at shutdown). */
+  /** Closes the decided history and the archive, saving their indexes (at shutdown). */
   async close(): Promise<void> {
     await this.history.close(this.doc.data.history_bytes);
+    await this.archive.close(this.doc.data.archive_bytes);
   }
 
   private keepRecent(events: readonly DomainEvent[]): void {
@@ -111,20 +131,23 @@ export class CoreStore {
   }
 
   /**
-   * Data written by earlier versions: decided queue items kept in the document move to the history, and the
-   * dashboard's event list (one array rewritten at every commit) becomes a collection.
+   * Data written by earlier versions: decided queue items kept in the document move to the history, finished
+   * downloads of albums no longer on the wishlist (kept in the document, the newest 1,000) move to the archive,
+   * and the dashboard's event list (one array rewritten at every commit) becomes a collection.
    */
   private async moveOldData(): Promise<void> {
     const raw: object = this.doc.data; // read as a plain object: fields of older versions are not in CoreData
     const oldRecent: unknown = Reflect.get(raw, 'recent_events');
     const decided = Object.values(this.doc.data.queue).filter((item): item is QueueItem & { status: 'approved' | 'rejected' } => item.status !== 'pending');
-    if (decided.length === 0 && oldRecent === undefined) return;
+    const goneItems = new Set(Object.values(this.doc.data.downloads).map((d) => d.wishlist_id).filter((id) => !Object.hasOwn(this.doc.data.wishlist, id)));
+    if (decided.length === 0 && goneItems.size === 0 && oldRecent === undefined) return;
     decided.sort((a, b) => byCodeUnits(a.decided_at ?? '', b.decided_at ?? ''));
-    await this.mutate((data, _emit, { history }) => {
+    await this.mutate((data, _emit, { history, archive }) => {
       for (const item of decided) {
         history.stageDecided({ ...item });
         delete data.queue[item.id];
       }
+      retireDownloadsOf(data, goneItems, archive);
       if (Array.isArray(oldRecent)) for (const event of oldRecent.slice(-RECENT_EVENTS).filter(isStoredEvent)) data.recent[event.id] = event;
     });
     if (oldRecent !== undefined) {

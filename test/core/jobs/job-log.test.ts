@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
-import { JobLog } from '../../../core/jobs/job-log.js';
+import { JobLog, KEEP_JOBS_PER_KIND } from '../../../core/jobs/job-log.js';
+import type { Job } from '../../../core/jobs/job.schema.js';
+import { CoreStore } from '../../../core/storage/core-store.js';
 import { api } from '../../helpers/api-client.js';
 
 describe('JobLog', () => {
@@ -25,12 +27,23 @@ describe('JobLog', () => {
     );
   });
 
-  it('prunes per kind, so a flood of one kind keeps the history of another', async () => {
+  it('moves the jobs of a kind beyond its newest 100 to the archive, still listed and found; a flood of one kind keeps another in memory', async () => {
     const sync = await jobs.start('library_sync', 'manual');
     await jobs.finish(sync.id, { albums: 1 });
+    const before = (await jobs.list({ kind: 'download_poll', limit: 500, offset: 0 })).total;
     for (let i = 0; i < 120; i++) await jobs.recordFailure('download_poll', `failure ${i}`);
-    assert.equal(jobs.list({ kind: 'download_poll', limit: 500, offset: 0 }).total, 100);
+    const inMemory = Object.values(app.crateflow.container.resolve(CoreStore).data.jobs).filter((j) => j.kind === 'download_poll');
+    assert.equal(inMemory.length, KEEP_JOBS_PER_KIND);
     assert.equal(jobs.get(sync.id).status, 'completed');
+    // Newest first across the move: the last in memory, then the most recently archived.
+    const page = await api<{ items: Job[]; total: number }>(app.baseUrl, 'GET', `/api/v1/jobs?kind=download_poll&status=failed&limit=3&offset=${KEEP_JOBS_PER_KIND - 1}`);
+    assert.equal(page.body.total, before + 120);
+    assert.deepEqual(page.body.items.map((j) => j.error), ['failure 20', 'failure 19', 'failure 18']);
+    const archived = page.body.items[2];
+    assert.ok(archived && !Object.hasOwn(app.crateflow.container.resolve(CoreStore).data.jobs, archived.id));
+    const found = await api<Job>(app.baseUrl, 'GET', `/api/v1/jobs/${archived.id}`);
+    assert.deepEqual([found.status, found.body], [200, archived]);
+    assert.equal((await api(app.baseUrl, 'GET', '/api/v1/jobs?kind=download_poll&status=completed')).body.total, 0);
   });
 
   it('prunes source runs per source, so an hourly source keeps the last run of a daily one', async () => {
@@ -41,7 +54,8 @@ describe('JobLog', () => {
       await jobs.finish(hourly.id, { added: 0 });
     }
     assert.equal(jobs.get(daily.id).summary.added, 3);
-    assert.equal(jobs.list({ kind: 'source_run', limit: 500, offset: 0 }).total, 101);
+    assert.equal(Object.values(app.crateflow.container.resolve(CoreStore).data.jobs).filter((j) => j.kind === 'source_run').length, 101);
+    assert.equal((await jobs.list({ kind: 'source_run', limit: 500, offset: 0 })).total, 121);
   });
 
   it('shows the live progress of a running job and drops it when the job ends', async () => {

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Download } from '../../../core/downloads/download.schema.js';
-import { KEEP_FINISHED_DOWNLOADS } from '../../../core/downloads/finished-downloads.js';
 import { CoreStore } from '../../../core/storage/core-store.js';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
 import type { Job } from '../../../core/jobs/job.schema.js';
@@ -111,32 +110,44 @@ describe('library sync removals cancel downloads like DELETE /api/v1/wishlist/{i
     assert.deepEqual(await downloads(app), []);
   });
 
-  it('keeps the newest finished downloads of albums it took off the wishlist, up to a bound', async (t) => {
+  it('moves the finished downloads of albums it took off the wishlist to the archive, where they stay listed across a restart', async (t) => {
     const subsonic = await startSubsonic(t, [OWNED]);
-    const app = await startApp({ config: { library: subsonicLibrary(subsonic) } });
-    t.after(() => app.close());
-    // A year of finished downloads whose albums the library sync already took off the wishlist.
-    const extra = 5;
+    const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-archive-'));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const config = { storage: { dir: dataDir }, library: subsonicLibrary(subsonic) };
+    const app = await startApp({ config });
+    // Five copies of the owned album downloaded (as a year of downloads would leave them), and one never started.
     await app.crateflow.container.resolve(CoreStore).mutate((data) => {
-      for (let i = 0; i < KEEP_FINISHED_DOWNLOADS + extra; i++) {
+      for (let i = 0; i < 5; i++) {
         const at = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
-        const id = `finished-${String(i).padStart(5, '0')}`;
-        data.downloads[id] = {
-          id, wishlist_id: `gone-${i}`, artist: `Artist ${i}`, album: `Album ${i}`, client: 'download-blackhole', state: 'completed',
-          progress: 1, attempts: 1, created_at: at, updated_at: at, download_path: `/music/Artist ${i}/Album ${i}`,
+        const path = `/music/Low/Double Negative ${i}`;
+        data.wishlist[`w${i}`] = { id: `w${i}`, artist: 'Low', album: 'Double Negative', type: 'album', status: 'downloaded', added_at: at, download_path: path };
+        data.downloads[`d${i}`] = {
+          id: `d${i}`, wishlist_id: `w${i}`, artist: 'Low', album: 'Double Negative', client: 'download-blackhole', state: 'completed',
+          progress: 1, attempts: 1, created_at: at, updated_at: at, download_path: path,
         };
       }
     });
-    const wanted = await want(app, 'Low', 'Double Negative');
-    await poll(app);
+    await want(app, 'Low', 'Double Negative');
 
     const job = await sync(app);
     assert.equal(job.status, 'completed', job.error);
-    assert.deepEqual(job.summary, { albums: 1, removed: 1, skipped: 0 });
-    const kept = await api<{ items: Download[]; total: number }>(app.baseUrl, 'GET', '/api/v1/downloads?limit=500');
-    assert.equal(kept.body.total, KEEP_FINISHED_DOWNLOADS, 'the oldest finished downloads beyond the bound are forgotten');
-    assert.ok(kept.body.items.every((d) => d.wishlist_id !== wanted), 'the cancelled download of the removed album is gone');
-    const oldest = await api<{ items: Download[] }>(app.baseUrl, 'GET', `/api/v1/downloads?limit=1&offset=${KEEP_FINISHED_DOWNLOADS - 1}`);
-    assert.equal(oldest.body.items[0]?.id, `finished-${String(extra).padStart(5, '0')}`, 'the newest are kept, the oldest five go');
+    assert.deepEqual(job.summary, { albums: 1, removed: 6, skipped: 0 });
+    const store = app.crateflow.container.resolve(CoreStore);
+    assert.deepEqual(Object.keys(store.data.downloads), [], 'no finished download is left in the core document');
+    const expected = ['d4', 'd3', 'd2', 'd1', 'd0'];
+    const listed = async (query: string) => (await api<{ items: Download[]; total: number }>(app.baseUrl, 'GET', `/api/v1/downloads${query}`)).body;
+    assert.deepEqual((await listed('?status=completed&limit=2&offset=1')).items.map((d) => d.id), expected.slice(1, 3));
+    assert.equal((await listed('?status=failed')).total, 0);
+    const retry = await api<{ detail: string }>(app.baseUrl, 'POST', '/api/v1/downloads/d2/retry');
+    assert.equal(retry.status, 409, 'an archived download is finished, not unknown');
+    assert.match(retry.body.detail, /is completed; only failed downloads can be retried/);
+    await app.close();
+
+    const restarted = await startApp({ config });
+    t.after(() => restarted.close());
+    const after = (await api<{ items: Download[]; total: number }>(restarted.baseUrl, 'GET', '/api/v1/downloads')).body;
+    assert.deepEqual([after.total, after.items.map((d) => d.id)], [5, expected]);
+    assert.equal(after.items[0]?.download_path, '/music/Low/Double Negative 4');
   });
 });

@@ -1,5 +1,5 @@
 import { AlbumMatcher, decodeNameKey, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
-import { AppendOnlyLines, type LineIndex } from '../storage/append-only-lines.js';
+import { AppendOnlyLines } from '../storage/append-only-lines.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { GrowableArray } from '../storage/growable-array.js';
 import { HashedKeyTable, loadTable, saveTable } from '../storage/hashed-key-table.js';
@@ -27,7 +27,7 @@ const LIVE = 2;
  * Line: `D|R <TAB> id <TAB> status <TAB> mbid <TAB> name key <TAB> record JSON`. JSON never holds a raw tab or
  * newline, and the key fields are stripped of them, so the fields split safely.
  */
-export class DecidedHistory {
+export class DecidedHistory extends AppendOnlyLines {
   // Per decision (in line order): where its line starts, its status and whether it still stands, its id.
   private lineOffsets = new GrowableArray(Float64Array);
   private flags = new GrowableArray(Uint8Array);
@@ -37,26 +37,16 @@ export class DecidedHistory {
   private matcher = new AlbumMatcher();
   // Decisions that still stand, per status, in line order.
   private byStatus = { approved: new GrowableArray(Int32Array), rejected: new GrowableArray(Int32Array) };
-  private lines!: AppendOnlyLines;
 
-  private constructor(readonly path: string) {}
+  private constructor(path: string) {
+    super(path, RECOVERY);
+  }
 
   /** Opens the history at its last acknowledged length `committed` (from the core document). */
   static async open(path: string, committed: number): Promise<DecidedHistory> {
     const history = new DecidedHistory(path);
-    const index: LineIndex = {
-      reset: () => history.resetIndex(),
-      adopt: (arrays) => history.adoptIndex(arrays),
-      line: (bytes, offset, number) => history.indexLine(bytes, offset, number),
-      arrays: () => history.indexArrays(),
-    };
-    history.lines = await AppendOnlyLines.open(path, committed, index, RECOVERY);
+    await history.openAt(committed);
     return history;
-  }
-
-  /** The length the core document must record for everything staged so far to count. */
-  get bytes(): number {
-    return this.lines.bytes;
   }
 
   count(status: DecidedStatus): number {
@@ -104,27 +94,7 @@ export class DecidedHistory {
     this.matcher.remove(item, decision);
   }
 
-  /** Writes what was staged, in full, and flushes it. Called just before the core document's append. */
-  flush(): Promise<void> {
-    return this.lines.flush();
-  }
-
-  /** Told after each acknowledged commit, with the history length it acknowledged (see {@link AppendOnlyLines.committed}). */
-  committed(bytes: number): void {
-    this.lines.committed(bytes);
-  }
-
-  /** Goes back to the acknowledged length `committed` (a failed commit), indexing the file again. */
-  reload(committed: number): Promise<void> {
-    return this.lines.reload(committed);
-  }
-
-  /** Closes the file, saving the index first when `committed` (the acknowledged length) is given. */
-  close(committed?: number): Promise<void> {
-    return this.lines.close(committed);
-  }
-
-  private resetIndex(): void {
+  protected resetIndex(): void {
     this.lineOffsets = new GrowableArray(Float64Array);
     this.flags = new GrowableArray(Uint8Array);
     this.idStarts = new GrowableArray(Float64Array);
@@ -134,7 +104,7 @@ export class DecidedHistory {
     this.byStatus = { approved: new GrowableArray(Int32Array), rejected: new GrowableArray(Int32Array) };
   }
 
-  private adoptIndex(a: IndexArrays): boolean {
+  protected adoptIndex(a: IndexArrays): boolean {
     const lineOffsets = a.lineOffsets, flags = a.flags, idStarts = a.idStarts, idBytes = a.idBytes, approved = a.approved, rejected = a.rejected;
     if (!(lineOffsets instanceof Float64Array) || !(flags instanceof Uint8Array) || !(idStarts instanceof Float64Array) || !(idBytes instanceof Uint8Array)) return false;
     if (!(approved instanceof Int32Array) || !(rejected instanceof Int32Array) || flags.length !== lineOffsets.length || idStarts.length !== lineOffsets.length) return false;
@@ -150,7 +120,7 @@ export class DecidedHistory {
     return true;
   }
 
-  private indexLine(bytes: Buffer, offset: number, number: number): void {
+  protected indexLine(bytes: Buffer, offset: number, number: number): void {
     const fields = keyFieldsOf(bytes);
     const [kind, id, status, mbid, name] = fields;
     if (fields.length < 5 || !id || (kind !== 'D' && kind !== 'R')) throw new DamagedDataError(this.path, `line ${number} is not a history line`, RECOVERY);
@@ -165,7 +135,7 @@ export class DecidedHistory {
     this.matcher.addKeys(mbid, name, this.addDecision(id, status, offset));
   }
 
-  private indexArrays(): IndexArrays {
+  protected indexArrays(): IndexArrays {
     const arrays: IndexArrays = {
       lineOffsets: this.lineOffsets.copy(), flags: this.flags.copy(), idStarts: this.idStarts.copy(), idBytes: this.idBytes.copy(),
       approved: this.byStatus.approved.copy(), rejected: this.byStatus.rejected.copy(),
@@ -215,11 +185,11 @@ export class DecidedHistory {
   }
 
   private stage(kind: 'D' | 'R', id: string, status: string, album: AlbumIdentity, json: string): number {
-    return this.lines.stage(`${kind}\t${id}\t${status}\t${clean(album.mbid?.toLowerCase())}\t${clean(nameKeyOf(album))}\t${json}`);
+    return this.appendLine(`${kind}\t${id}\t${status}\t${clean(album.mbid?.toLowerCase())}\t${clean(nameKeyOf(album))}\t${json}`);
   }
 
   private async readItem(offset: number): Promise<QueueItem> {
-    return parseRecord(await this.lines.read(offset), this.path);
+    return parseRecord(await this.readLine(offset), this.path);
   }
 }
 

@@ -17,18 +17,6 @@ interface SavedMeta {
   tail: number;
 }
 
-/** What a file of lines keeps in memory about its lines, and how it is saved beside the file. */
-export interface LineIndex {
-  /** Forgets every line (before the index is loaded or rebuilt). */
-  reset(): void;
-  /** Takes the arrays of a saved index; false when they are not whole (the caller then starts over with reset()). */
-  adopt(arrays: IndexArrays): boolean;
-  /** Indexes one line of the file (bytes valid only during the call), which starts at `offset`. */
-  line(bytes: Buffer, offset: number, number: number): void;
-  /** The index as arrays to save, copied: the live ones keep changing while the file is written. */
-  arrays(): IndexArrays;
-}
-
 /**
  * An append-only file of lines (`queue-history.jsonl`, `archive.jsonl`) whose durable length is the core
  * document's to say: lines are staged in memory during a store mutation, written in full and fdatasync'ed just
@@ -36,12 +24,13 @@ export interface LineIndex {
  * (a crash, or a commit that failed after the lines were flushed) were never acknowledged and are cut off when
  * the file is opened or the commit is rolled back.
  *
- * What lookups need is kept in memory by a {@link LineIndex}, saved beside the file (`<file>.idx`, see
+ * What lookups need is kept in memory by the subclass (its index hooks below), saved beside the file (`<file>.idx`, see
  * {@link IndexFile}) at start-up, every few MB of new lines and at shutdown; a start loads it and reads only the
  * lines written after it, so opening costs the same at 1,000 lines as at 100,000. A missing, torn or stale saved
  * index only means a full read.
  */
-export class AppendOnlyLines {
+export abstract class AppendOnlyLines {
+  private handle!: FileHandle;
   private staged: Buffer[] = [];
   // Lines staged or being flushed, by offset: reads of them must not go to the file before they are in it.
   private readonly unflushed = new Map<number, Buffer>();
@@ -51,30 +40,35 @@ export class AppendOnlyLines {
   private saving: Promise<void> | undefined;
   private readonly saved: IndexFile<SavedMeta>;
 
-  private constructor(
+  protected constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
-    private readonly index: LineIndex,
     /** What to tell the user when the file is damaged. */
-    readonly recovery: string,
+    protected readonly recovery: string,
   ) {
     this.saved = new IndexFile(`${path}.idx`);
   }
 
-  /** Opens the file (made when missing) at its last acknowledged length `committed`, and loads its index. */
-  static async open(path: string, committed: number, index: LineIndex, recovery: string): Promise<AppendOnlyLines> {
-    const handle = await open(path, 'a+').then(async (h) => {
+  /** Forgets every line (before the index is loaded or rebuilt). */
+  protected abstract resetIndex(): void;
+  /** Takes the arrays of a saved index; false when they are not whole (a full read follows). */
+  protected abstract adoptIndex(arrays: IndexArrays): boolean;
+  /** Indexes one line of the file (bytes valid only during the call), which starts at `offset`. */
+  protected abstract indexLine(bytes: Buffer, offset: number, number: number): void;
+  /** The index as arrays to save, copied: the live ones keep changing while the file is written. */
+  protected abstract indexArrays(): IndexArrays;
+
+  /** Opens the file (made when missing) at its last acknowledged length `committed`, and loads the index. */
+  protected async openAt(committed: number): Promise<void> {
+    this.handle = await open(this.path, 'a+').then(async (h) => {
       await h.close();
-      return open(path, 'r+');
+      return open(this.path, 'r+');
     });
-    const lines = new AppendOnlyLines(path, handle, index, recovery);
     try {
-      await lines.reload(committed);
+      await this.reload(committed);
     } catch (err: unknown) {
-      await handle.close();
+      await this.handle.close();
       throw err;
     }
-    return lines;
   }
 
   /** The length the core document must record for everything staged so far to count. */
@@ -83,7 +77,7 @@ export class AppendOnlyLines {
   }
 
   /** Stages one line (`text` holds no newline); answers where it starts. Call inside a store mutation. */
-  stage(text: string): number {
+  protected appendLine(text: string): number {
     const line = Buffer.from(`${text}\n`);
     const offset = this.end;
     this.staged.push(line);
@@ -115,8 +109,8 @@ export class AppendOnlyLines {
   }
 
   /**
-   * Goes back to the acknowledged length `committed`: cuts off what was written past it, loads the saved index
-   * when it still describes the file, and indexes the lines after it.
+   * Goes back to the acknowledged length `committed` (at open, and when a failed commit is rolled back): cuts off
+   * what was written past it, loads the saved index when it still describes the file, and indexes the lines after it.
    */
   async reload(committed: number): Promise<void> {
     await this.saving;
@@ -128,14 +122,14 @@ export class AppendOnlyLines {
       await this.handle.truncate(committed);
       await this.handle.datasync();
     }
-    this.index.reset();
+    this.resetIndex();
     const from = await this.loadSaved(committed);
     let offset = from;
     await readLineBytes(this.path, {
       start: from,
       end: committed,
       line: (bytes, number) => {
-        this.index.line(bytes, offset, number);
+        this.indexLine(bytes, offset, number);
         offset += bytes.length + 1;
       },
     });
@@ -146,7 +140,7 @@ export class AppendOnlyLines {
   }
 
   /** The line that starts at `offset` (without its newline), from memory while it is not yet in the file. */
-  async read(offset: number): Promise<string> {
+  protected async readLine(offset: number): Promise<string> {
     const inMemory = this.unflushed.get(offset);
     if (inMemory) return inMemory.toString('utf8', 0, inMemory.length - 1);
     let size = READ_BYTES;
@@ -178,15 +172,15 @@ export class AppendOnlyLines {
       return 0;
     }
     if ((await this.tailSum(saved.meta.covered)) !== saved.meta.tail) return 0;
-    if (this.index.adopt(saved.arrays)) return saved.meta.covered;
-    this.index.reset();
+    if (this.adoptIndex(saved.arrays)) return saved.meta.covered;
+    this.resetIndex();
     return 0;
   }
 
   /** Saves the index in the background when it describes exactly the first `committed` bytes of the file. */
   private saveIfSettled(committed: number): void {
     if (this.saving || this.staged.length > 0 || this.end !== committed || this.durable !== committed) return;
-    const arrays = this.index.arrays(); // copied now, in one go
+    const arrays = this.indexArrays(); // copied now, in one go
     this.saving = (async () => {
       const tail = await this.tailSum(committed);
       await this.saved.write({ covered: committed, tail }, arrays);

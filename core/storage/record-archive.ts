@@ -1,4 +1,4 @@
-import { AppendOnlyLines, type LineIndex } from './append-only-lines.js';
+import { AppendOnlyLines } from './append-only-lines.js';
 import { DamagedDataError } from './damaged-data-error.js';
 import { GrowableArray } from './growable-array.js';
 import { HashedKeyTable, loadTable, saveTable } from './hashed-key-table.js';
@@ -25,31 +25,21 @@ const MAX_FILTER_FIELDS = 3;
  * Line: `collection <TAB> id <TAB> filters <TAB> record JSON`, the filters as `name=value` pairs joined by `&`
  * and URI-encoded (so they hold no tab, newline, `&` or `=`). Records are never changed once archived.
  */
-export class RecordArchive {
+export class RecordArchive extends AppendOnlyLines {
   private lineOffsets = new GrowableArray(Float64Array);
   private byId = new HashedKeyTable();
   /** Lines in file order, per collection and combination of filter values (see {@link listKey}). */
   private lists = new Map<string, GrowableArray<Int32Array<ArrayBuffer>>>();
-  private lines!: AppendOnlyLines;
 
-  private constructor(readonly path: string) {}
+  private constructor(path: string) {
+    super(path, RECOVERY);
+  }
 
   /** Opens the archive at its last acknowledged length `committed` (from the core document). */
   static async open(path: string, committed: number): Promise<RecordArchive> {
     const archive = new RecordArchive(path);
-    const index: LineIndex = {
-      reset: () => archive.resetIndex(),
-      adopt: (arrays) => archive.adoptIndex(arrays),
-      line: (bytes, offset, number) => archive.indexLine(bytes.toString('utf8', 0, prefixLength(bytes)), offset, number),
-      arrays: () => archive.indexArrays(),
-    };
-    archive.lines = await AppendOnlyLines.open(path, committed, index, RECOVERY);
+    await archive.openAt(committed);
     return archive;
-  }
-
-  /** The length the core document must record for everything staged so far to count. */
-  get bytes(): number {
-    return this.lines.bytes;
   }
 
   /**
@@ -59,8 +49,8 @@ export class RecordArchive {
   stage(collection: ArchivedCollection, record: { readonly id: string }, filters: ArchiveFilters): void {
     if (Object.keys(filters).length > MAX_FILTER_FIELDS) throw new RangeError(`an archived record has at most ${MAX_FILTER_FIELDS} filter fields`);
     const prefix = `${collection}\t${record.id}\t${encodeFilters(filters)}`;
-    const offset = this.lines.stage(`${prefix}\t${JSON.stringify(record)}`);
-    this.indexLine(prefix, offset, this.lineOffsets.length + 1);
+    const offset = this.appendLine(`${prefix}\t${JSON.stringify(record)}`);
+    this.indexKeys(prefix, offset, this.lineOffsets.length + 1);
   }
 
   /** How many archived records of `collection` match every one of `filters`. */
@@ -74,7 +64,7 @@ export class RecordArchive {
     const items: T[] = [];
     if (!list) return items;
     for (let i = list.length - 1 - offset; i >= 0 && items.length < limit; i--) {
-      items.push(this.recordOf(await this.lines.read(this.lineOffsets.at(list.at(i))), isRecord));
+      items.push(this.recordOf(await this.readLine(this.lineOffsets.at(list.at(i))), isRecord));
     }
     return items;
   }
@@ -83,32 +73,17 @@ export class RecordArchive {
   async get<T>(collection: ArchivedCollection, id: string, isRecord: (value: unknown) => value is T): Promise<T | undefined> {
     const line = this.byId.get(`${collection}\t${id}`);
     if (line === undefined) return undefined;
-    const text = await this.lines.read(this.lineOffsets.at(line));
+    const text = await this.readLine(this.lineOffsets.at(line));
     // The table holds hashes: the line itself says whether it is this record.
     return text.startsWith(`${collection}\t${id}\t`) ? this.recordOf(text, isRecord) : undefined;
   }
 
-  /** Writes what was staged, in full, and flushes it. Called just before the core document's append. */
-  flush(): Promise<void> {
-    return this.lines.flush();
+  protected indexLine(bytes: Buffer, offset: number, number: number): void {
+    this.indexKeys(bytes.toString('utf8', 0, prefixLength(bytes)), offset, number);
   }
 
-  /** Told after each acknowledged commit, with the length it acknowledged (see {@link AppendOnlyLines.committed}). */
-  committed(bytes: number): void {
-    this.lines.committed(bytes);
-  }
-
-  /** Goes back to the acknowledged length `committed` (a failed commit), indexing the file again. */
-  reload(committed: number): Promise<void> {
-    return this.lines.reload(committed);
-  }
-
-  /** Closes the file, saving the index first when `committed` (the acknowledged length) is given. */
-  close(committed?: number): Promise<void> {
-    return this.lines.close(committed);
-  }
-
-  private indexLine(prefix: string, offset: number, number: number): void {
+  /** Indexes a line by its key fields (`prefix`: collection, id and filters, tab-separated). */
+  private indexKeys(prefix: string, offset: number, number: number): void {
     const [collection, id, filters, extra] = prefix.split('\t');
     if ((collection !== 'downloads' && collection !== 'jobs') || !id || filters === undefined || extra !== undefined) {
       throw new DamagedDataError(this.path, `line ${number} is not an archived record`, RECOVERY);
@@ -136,13 +111,13 @@ export class RecordArchive {
     return record;
   }
 
-  private resetIndex(): void {
+  protected resetIndex(): void {
     this.lineOffsets = new GrowableArray(Float64Array);
     this.byId = new HashedKeyTable();
     this.lists = new Map();
   }
 
-  private adoptIndex(arrays: IndexArrays): boolean {
+  protected adoptIndex(arrays: IndexArrays): boolean {
     const lineOffsets = arrays.lineOffsets;
     const byId = loadTable(arrays, 'id');
     if (!(lineOffsets instanceof Float64Array) || !byId) return false;
@@ -158,7 +133,7 @@ export class RecordArchive {
     return true;
   }
 
-  private indexArrays(): IndexArrays {
+  protected indexArrays(): IndexArrays {
     const arrays: IndexArrays = { lineOffsets: this.lineOffsets.copy() };
     saveTable(arrays, 'id', this.byId);
     for (const [key, list] of this.lists) arrays[`${LIST_PREFIX}${key}`] = list.copy();

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bundleCrateflow, DEFAULT_BUNDLE } from '../core/build/bundle-crateflow.js';
 import { startBareJsonServer } from './bare-json-server.js';
 import type { BenchOptions } from './bench-options.js';
+import { archiveFinishedDownloads } from './archive-finished-downloads.js';
 import { settledDirectoryBytes } from './directory-bytes.js';
 import { makeAlbumFolders, ownedAlbums, syncLibrary } from './fill-library.js';
 import { benchCandidate, fillQueue, type PendingItem } from './fill-queue.js';
@@ -37,7 +38,7 @@ type Scale = typeof FULL;
 /**
  * What became of the approved albums. `downloaded`: a year of use as the service is meant to run, each approved
  * album downloaded and filed in the library, so the library sync took it off the wishlist (the library of N
- * albums holds them). `still wanted`: none was ever downloaded, so every approved album stays on the wishlist,
+ * albums holds them) and its finished download is in the archive. `still wanted`: none was ever downloaded, so every approved album stays on the wishlist,
  * in memory: the worst case, measured at the largest size.
  */
 type ApprovedAlbums = 'downloaded' | 'still wanted';
@@ -47,6 +48,7 @@ interface SizeFigures {
   size: number;
   approvedAlbums: ApprovedAlbums;
   wishlistItems: number;
+  archivedDownloads: number;
   libraryAlbums: number;
   fillSeconds: number;
   startMs: number;
@@ -99,13 +101,14 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('  p50 / p99 ms', (f) => `${f.byMbid.p50Ms} / ${f.byMbid.p99Ms}`),
       row(`bytes appended to the data dir per queue add (${scale.adds} adds, one per POST)`, (f) => Math.round(f.bytesPerAdd)),
       row('data dir after the fill and a clean stop, MiB', (f) => f.dataMib.toFixed(1)),
-      row('fill through the API (add + decide, library sync), s', (f) => f.fillSeconds.toFixed(1)),
+      row('fill (add + decide and library sync through the API, archived downloads), s', (f) => f.fillSeconds.toFixed(1)),
       row('library albums after the sync', (f) => f.libraryAlbums),
       row('wishlist items after the sync (approved, not in the library)', (f) => f.wishlistItems),
+      row('finished downloads in the archive', (f) => f.archivedDownloads),
       row('load average (1 min) when measured', (f) => f.load.toFixed(2)),
     ],
     [
-      'approved albums: downloaded and filed in the library (the sync took them off the wishlist), except in the "none downloaded" column, where all stay on the wishlist',
+      'approved albums: downloaded and filed in the library (the sync took them off the wishlist; their finished downloads, written by the store code after the fill, are in archive.jsonl), except in the "none downloaded" column, where all stay on the wishlist',
       `approvals are persisted: each 200 comes after its change is on disk; each pending item is approved once (half by id, half by mbid), within ${scale.approveSeconds} s each`,
       'bytes per add: growth of the whole data dir (snapshots and change logs alike), so it holds whatever files the store keeps',
       `bundle built by esbuild in ${bundle.ms} ms; figures taken while other work runs on the same cores are not comparable (see the load averages)`,
@@ -125,10 +128,12 @@ async function measureSize(size: number, approvedAlbums: ApprovedAlbums, scale: 
     const start = () => spawnServer({ cwd: ROOT, args: [...nodeFlags, DEFAULT_BUNDLE, '--config', config], readyTimeoutMs: READY_TIMEOUT_MS, stopTimeoutMs: STOP_TIMEOUT_MS });
 
     const fillStarted = performance.now();
+    let downloadedAlbums: { artist: string; album: string }[] = [];
     const filling = await start();
     const { pending, libraryAlbums, wishlistItems } = await fillQueue(filling.baseUrl, size)
       .then(async (filled) => {
         const downloaded = approvedAlbums === 'downloaded' ? filled.approved.map((index) => benchCandidate(index)) : [];
+        downloadedAlbums = downloaded;
         await makeAlbumFolders(musicDir, [...ownedAlbums(size - downloaded.length), ...downloaded]);
         const libraryAlbums = await syncLibrary(filling.baseUrl, SYNC_TIMEOUT_MS);
         const wishlistItems = await totalOf(`${filling.baseUrl}/api/v1/wishlist?limit=1`);
@@ -137,6 +142,7 @@ async function measureSize(size: number, approvedAlbums: ApprovedAlbums, scale: 
         return { ...filled, libraryAlbums, wishlistItems };
       })
       .finally(() => stopCleanly(filling));
+    if (approvedAlbums === 'downloaded') await archiveFinishedDownloads(dataDir, downloadedAlbums);
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const dataMib = (await settledDirectoryBytes(dataDir)) / 1024 / 1024;
 
@@ -160,7 +166,7 @@ async function measureSize(size: number, approvedAlbums: ApprovedAlbums, scale: 
       const byId = await measureApprovals(server, pending.slice(0, half), 'id', scale);
       const byMbid = await measureApprovals(server, pending.slice(half, 2 * half), 'mbid', scale);
       return {
-        size, approvedAlbums, wishlistItems, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
+        size, approvedAlbums, wishlistItems, archivedDownloads: downloadedAlbums.length, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
         startMs: median(starts.map((s) => s.ms)),
         rssMib: median(starts.map((s) => s.mib)),
       };

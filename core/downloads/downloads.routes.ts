@@ -9,7 +9,7 @@ export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/downloads', tag: 'downloads', access: 'viewer',
-      summary: 'Downloads, newest first',
+      summary: 'Downloads, newest first: those of wishlist items, then the finished ones of albums that left the wishlist (from the archive)',
       query: Type.Object(
         { status: Type.Optional(DownloadState), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
         { additionalProperties: false },

@@ -28,7 +28,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
     }),
     route({
       method: 'get', path: '/jobs', tag: 'jobs', access: 'viewer',
-      summary: 'Background jobs, newest first (library syncs, failed download polls)',
+      summary: 'Background jobs, newest first (library syncs, source runs, failed download polls); past the newest 100 of a kind, from the archive',
       query: Type.Object(
         {
           kind: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(JobStatus),

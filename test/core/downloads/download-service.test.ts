@@ -2,6 +2,7 @@ import { startScriptedDownloadsApp } from './scripted-downloads-app.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from '../../../core/jobs/job.schema.js';
+import { CoreStore } from '../../../core/storage/core-store.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { recordEvents } from '../../helpers/record-events.js';
 
@@ -147,6 +148,21 @@ describe('DownloadService (the download_poll job)', () => {
     const calls = await s.calls();
     assert.deepEqual(calls.filter((c) => c.op === 'cancel').map((c) => c.ref), [`${item.id}#1`], 'the ref the client handed back is cancelled');
     assert.deepEqual(await s.downloads(), [], 'no download is left for the deleted item');
+  });
+
+  it('keeps the record of a finished download when its wishlist item is deleted, in the archive, and cancels nothing', async (t) => {
+    const s = await startScriptedDownloadsApp(t);
+    await s.script({ Low: { status: [{ state: 'completed', progress: 1, download_path: '/music/in/Low' }] } });
+    const item = await s.want('Low', 'Double Negative');
+    await s.poll();
+    await s.poll();
+    const [finished] = await s.downloads();
+    assert.equal(finished?.state, 'completed');
+
+    assert.equal((await api(s.app.baseUrl, 'DELETE', `/api/v1/wishlist/${item.id}`)).status, 204);
+    assert.deepEqual((await s.calls()).filter((c) => c.op === 'cancel'), [], 'a finished download is not cancelled');
+    assert.deepEqual(Object.keys(s.app.crateflow.container.resolve(CoreStore).data.downloads), [], 'it left the core document');
+    assert.deepEqual(await s.downloads('?status=completed'), [finished], 'it is listed from the archive as it was');
   });
 
   it('never has more than max_active downloads under way, and starts the next when one ends', async (t) => {

@@ -156,6 +156,8 @@ export abstract class AppendOnlyLines {
 
   /** Closes the file, saving the index first when `committed` (the acknowledged length) is given. */
   async close(committed?: number): Promise<void> {
+    // A save still running describes an earlier length: wait for it, then save what the file holds now.
+    await this.saving;
     if (committed !== undefined && committed !== this.savedAt) this.saveIfSettled(committed);
     await this.saving;
     await this.handle.close();

@@ -152,8 +152,12 @@ export class DownloadService {
     if (mine.length > 0) await this.store.mutate((data, _emit, { archive }) => retireDownloadsOf(data, wishlistIds, archive));
   }
 
+  /** Downloads by state, the archived ones included (as `GET /downloads?status=` counts them). */
   counts(): Record<Download['state'], number> {
-    const counts: Record<Download['state'], number> = { queued: 0, searching: 0, downloading: 0, completed: 0, failed: 0 };
+    const archived = (state: Download['state']) => this.store.archive.count('downloads', { state });
+    const counts: Record<Download['state'], number> = {
+      queued: archived('queued'), searching: archived('searching'), downloading: archived('downloading'), completed: archived('completed'), failed: archived('failed'),
+    };
     for (const d of Object.values(this.store.data.downloads)) counts[d.state]++;
     return counts;
   }

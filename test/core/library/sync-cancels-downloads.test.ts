@@ -139,6 +139,8 @@ describe('library sync removals cancel downloads like DELETE /api/v1/wishlist/{i
     const listed = async (query: string) => (await api<{ items: Download[]; total: number }>(app.baseUrl, 'GET', `/api/v1/downloads${query}`)).body;
     assert.deepEqual((await listed('?status=completed&limit=2&offset=1')).items.map((d) => d.id), expected.slice(1, 3));
     assert.equal((await listed('?status=failed')).total, 0);
+    const stats = await api<{ downloads: Record<string, number> }>(app.baseUrl, 'GET', '/api/v1/stats');
+    assert.equal(stats.body.downloads.completed, 5, 'the dashboard counts archived downloads too');
     const retry = await api<{ detail: string }>(app.baseUrl, 'POST', '/api/v1/downloads/d2/retry');
     assert.equal(retry.status, 409, 'an archived download is finished, not unknown');
     assert.match(retry.body.detail, /is completed; only failed downloads can be retried/);

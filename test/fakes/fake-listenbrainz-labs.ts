@@ -40,7 +40,9 @@ export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, recei
       if (typeof first !== 'object' || first === null || !('artist_mbids' in first) || !Array.isArray(first.artist_mbids)) return bad('artist_mbids is required');
       inputs = first.artist_mbids.filter((id): id is string => typeof id === 'string');
       algorithm = 'algorithm' in first && typeof first.algorithm === 'string' ? first.algorithm : null;
-      count = Number(request.query.get('count') ?? 100);
+      // A count of 0 or less means the default (datasethoster main.py: `count if count > 0 else 100`).
+      const asked = Number(request.query.get('count') ?? 100);
+      count = asked > 0 ? asked : 100;
     } else {
       if (request.query.has('count') || request.query.has('offset')) return bad('count and offset are not accepted on GET');
       inputs = request.query.getAll('artist_mbids');

@@ -76,6 +76,23 @@ describe('fake ListenBrainz', () => {
     assert.equal((await fetch(url)).headers.get('x-ratelimit-remaining'), '29');
   });
 
+  it('answers a path no route matches (a one-letter user included) with Werkzeug\'s 404, outside the rate limit', async (t) => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 0, 0, 0));
+    const fake = await start(t, { clock });
+    const counted = await fetch(`${fake.url}/1/stats/user/rob/artists?count=1`);
+    assert.deepEqual([counted.headers.get('x-ratelimit-remaining'), counted.headers.get('access-control-expose-headers')],
+      ['29', 'X-RateLimit-Remaining,X-RateLimit-Limit,X-RateLimit-Reset,X-RateLimit-Reset-In']);
+    for (const path of ['/1/no/such/route', '/1/cf/recommendation/user/r/recording']) {
+      const res = await fetch(`${fake.url}${path}`);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.headers.get('x-ratelimit-remaining'), null, path);
+      const body: unknown = await res.json();
+      assert.match(String(isJsonObject(body) ? body['error'] : body), /^The requested URL was not found on the server\. If you entered the URL manually/);
+    }
+    const next = await fetch(`${fake.url}/1/stats/user/rob/artists?count=x&offset=y`);
+    assert.deepEqual([next.headers.get('x-ratelimit-remaining'), await next.json()], ['28', { code: 400, error: "'offset' should be a non-negative integer" }]);
+  });
+
   it('drops the connection of a request without a User-Agent', async (t) => {
     const fake = await start(t);
     await assert.rejects(rawRequest(`${fake.url}/1/stats/user/rob/artists`));
@@ -96,6 +113,8 @@ describe('fake ListenBrainz', () => {
     assert.equal((await fetch(`${url}&count=5`)).status, 400, 'count is refused on GET');
     const posted: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=2`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();
     assert.ok(Array.isArray(posted) && posted.length === 2);
+    const all: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=0`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();
+    assert.ok(Array.isArray(all) && all.length === rows.length, 'a POST count of 0 means the default 100');
   });
   it('answers Labs from a similarity table when a test gives one: its rows per seed, null names off the mirror, [] for other seeds', async (t) => {
     const catalogue = generateMusicBrainzCatalogue();

@@ -34,6 +34,9 @@ export interface FakeListenBrainz {
 
 const WINDOW_SECONDS = 10;
 const MAX_ITEMS = 1000;
+const ROUTE = /^\/1\/(?:cf\/recommendation\/user\/([^/].*?[^/]+)\/recording|stats\/user\/([^/].*?[^/]+)\/artists)$/;
+/** Werkzeug's NotFound description (werkzeug/exceptions.py), as LB's error handler puts it in JSON. */
+const NOT_FOUND = 'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
 const RANGES = ['this_week', 'this_month', 'this_year', 'week', 'month', 'quarter', 'year', 'half_yearly', 'all_time'];
 
 export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {}): Promise<FakeListenBrainz> {
@@ -53,6 +56,11 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
       res.socket?.destroy();
       return;
     }
+    // A path no route matches never reaches the rate limiter (listenbrainz-server: `@ratelimit()` decorates each
+    // view): Werkzeug's 404, no X-RateLimit headers, and it does not count. The user-name converter needs two
+    // characters or more (listenbrainz/webserver/converters.py, `[^/].*?[^/]+`), so a one-letter user is this 404 too.
+    const route = ROUTE.exec(request.path);
+    if (request.path !== '/1/validate-token' && !route) return replyJson(res, 404, { code: 404, error: NOT_FOUND });
     // §2: a fixed window aligned to multiples of its length; every answer, the 429 included, carries the headers.
     const now = clock.now() / 1000;
     const start = Math.floor(now / WINDOW_SECONDS) * WINDOW_SECONDS;
@@ -61,7 +69,8 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
     const headers = limit === false ? {} : {
       'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(Math.max(limit - window.used, 0)),
       'x-ratelimit-reset': String(start + WINDOW_SECONDS), 'x-ratelimit-reset-in': String(Math.ceil(start + WINDOW_SECONDS - now)),
-      'access-control-expose-headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Reset-In',
+      // brainzutils ratelimit.py, `inject_x_rate_headers`: this order, no spaces.
+      'access-control-expose-headers': 'X-RateLimit-Remaining,X-RateLimit-Limit,X-RateLimit-Reset,X-RateLimit-Reset-In',
       'access-control-allow-origin': '*',
     };
     const fail = (code: number, error: string) => replyJson(res, code, { code, error }, headers);
@@ -77,16 +86,16 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
       const owner = users.find((user) => user.token === token);
       return replyJson(res, 200, owner ? { code: 200, message: 'Token valid.', valid: true, user_name: owner.name } : { code: 200, message: 'Token invalid.', valid: false }, headers);
     }
-    const route = /^\/1\/(?:cf\/recommendation\/user\/([^/]+)\/recording|stats\/user\/([^/]+)\/artists)$/.exec(request.path);
-    if (!route) return fail(404, 'The requested URL was not found on the server.');
+    if (!route) return fail(404, NOT_FOUND);
     const asked = decodeURIComponent(route[1] ?? route[2] ?? '');
     // §1: user names match case-insensitively and are echoed as requested.
     const user = users.find((candidate) => candidate.name.toLowerCase() === asked.toLowerCase());
     if (!user) return fail(404, `Cannot find user: ${asked}`);
+    // `offset` is checked before `count` (recommendations_cf_recording_api.py, stats_api.py).
     const count = nonNegative(params.get('count'), 25);
     const offset = nonNegative(params.get('offset'), 0);
-    if (count === undefined) return fail(400, "'count' should be a non-negative integer");
     if (offset === undefined) return fail(400, "'offset' should be a non-negative integer");
+    if (count === undefined) return fail(400, "'count' should be a non-negative integer");
     const take = Math.min(count, MAX_ITEMS);
     if (route[1] !== undefined) {
       // §3.1: no recommendations (none computed, or an empty list) is 204 with no body at all.

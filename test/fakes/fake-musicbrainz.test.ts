@@ -130,7 +130,22 @@ describe('fake MusicBrainz', () => {
     assert.ok(hit);
     assert.deepEqual([hit['score'], hit['count'], 'first-release-date' in hit, 'disambiguation' in hit], [100, group?.releases.length, false, false]);
     assert.match(String(res.body['created']), /^\d{4}-\d\d-\d\dT/);
-    assert.equal((await get(fake, 'release-group?query=&fmt=json')).status, 400);
+    const empty = await get(fake, 'release-group?query=&fmt=json');
+    assert.deepEqual([empty.status, empty.body['error']], [400, 'The given parameters do not match any available query type for the release-group resource.']);
+    const blank = await get(fake, 'release-group?query=%20%20&fmt=json');
+    assert.deepEqual([blank.status, String(blank.body['error']).startsWith('You submitted a blank search query')], [400, true]);
+  });
+
+  it('takes a search limit or offset that is not a positive integer as the default, where a browse refuses it', async (t) => {
+    const fake = await start(t);
+    const query = encodeURIComponent('primarytype:album');
+    const standard = await get(fake, `release-group?query=${query}&fmt=json`);
+    for (const paging of ['limit=ten&offset=-3', 'limit=0&offset=x', 'limit=500']) {
+      const res = await get(fake, `release-group?query=${query}&${paging}&fmt=json`);
+      assert.equal(res.status, 200, paging);
+      assert.deepEqual([res.body['offset'], list(res.body['release-groups']).length], [0, list(standard.body['release-groups']).length], paging);
+    }
+    assert.equal(list(standard.body['release-groups']).length, 25);
   });
 
   it('needs escaped quotes in a phrase: the unescaped title finds nothing', async (t) => {

@@ -19,16 +19,25 @@ const PRIMARY_ORDER = ['Album', 'Single', 'EP'];
 
 const fail = (status: number, error: string): Answer => ({ status, body: { error, help: HELP } });
 
-/** `limit`/`offset` must be digits; §4 gives the browse clamp (0 → 25, above 100 → 100) and the search range. */
+/**
+ * §4 gives the browse clamp (0 → 25, above 100 → 100) and the search range. A browse refuses a `limit`/`offset`
+ * that is not digits (musicbrainz-server lib/MusicBrainz/Server/Controller/WS/2.pm, `_limit_and_offset`); a search
+ * takes only a positive integer and silently uses 25 and 0 for anything else (lib/MusicBrainz/Server/Data/
+ * WebService.pm, `xml_search`, `is_positive_integer`).
+ */
 function paging(params: URLSearchParams, search: boolean): { limit: number; offset: number } | Answer {
   const limitText = params.get('limit') ?? '';
   const offsetText = params.get('offset') ?? '';
-  if ((limitText && !/^\d+$/.test(limitText)) || (offsetText && !/^\d+$/.test(offsetText))) {
+  const digits = (text: string) => /^\d+$/.test(text);
+  if (search) {
+    const asked = digits(limitText) ? Number(limitText) : 25;
+    return { limit: asked >= 1 && asked <= 100 ? asked : 25, offset: digits(offsetText) ? Number(offsetText) : 0 };
+  }
+  if ((limitText && !digits(limitText)) || (offsetText && !digits(offsetText))) {
     return fail(400, "The 'limit' and 'offset' parameters must be positive integers");
   }
   const asked = limitText ? Number(limitText) : 25;
-  const limit = search ? (asked >= 1 && asked <= 100 ? asked : 25) : asked === 0 ? 25 : Math.min(asked, 100);
-  return { limit, offset: offsetText ? Number(offsetText) : 0 };
+  return { limit: asked === 0 ? 25 : Math.min(asked, 100), offset: offsetText ? Number(offsetText) : 0 };
 }
 
 /** §6.2: primary types OR-ed, a secondary type AND-ed, secondaries not excluded by a primary; page sorted by MBID. */
@@ -58,7 +67,11 @@ export function answerBrowse(catalogue: MusicBrainzCatalogue, params: URLSearchP
 }
 
 export function answerSearch(catalogue: MusicBrainzCatalogue, entity: string, params: URLSearchParams, now: number): Answer {
-  const query = (params.get('query') ?? '').trim();
+  // An empty `query=` counts as no query at all, so no query type matches (lib/MusicBrainz/Server/Validator.pm,
+  // `validate_required`); only one of blanks reaches the search and its "blank search query" text (Data/WebService.pm).
+  const asked = params.get('query') ?? '';
+  if (asked === '') return fail(400, `The given parameters do not match any available query type for the ${entity} resource.`);
+  const query = asked.trim();
   if (!query) return fail(400, "You submitted a blank search query. You must include a non-blank 'query=' parameter with your search.");
   const page = paging(params, true);
   if ('status' in page) return page;

@@ -87,6 +87,10 @@ export class CoreStore {
   }
 
   async mutate<T>(change: (data: CoreData, emit: Emit, tools: MutationTools) => T): Promise<T> {
+    // A failed commit is being undone: the data is being read back and the history and the archive cut back to
+    // their acknowledged length. A change made now would be thrown away with the data, or staged into files
+    // that are being reset; it waits and is made on what was read back.
+    while (this.doc.rollingBack) await this.doc.rollingBack.catch(() => undefined);
     const emitted: DomainEvent[] = [];
     let touched = false;
     const data = trackChanges(this.doc.data, COLLECTIONS, (field, key) => {

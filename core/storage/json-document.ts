@@ -47,6 +47,7 @@ export class JsonDocument<T extends object> {
   private touchedFields = new Set<string>();
   private snapshotWanted = false;
   private nextCompactionAt: number;
+  private rolling: Promise<void> | undefined;
   private readonly rollbackListeners = new Set<() => void | Promise<void>>();
   private readonly beforeAppendHooks = new Set<() => Promise<void>>();
 
@@ -90,6 +91,14 @@ export class JsonDocument<T extends object> {
   /** The live data. Mutate it, `touch()` what changed, then `await commit()` before answering or announcing it. */
   get data(): T {
     return this.low.data;
+  }
+
+  /**
+   * While a failed write is being undone: the data is about to be replaced and `onRollback` listeners are
+   * rebuilding what they derive from it. Writers that keep such derived state wait for it before changing data.
+   */
+  get rollingBack(): Promise<void> | undefined {
+    return this.rolling;
   }
 
   get lastError(): Error | undefined {
@@ -183,20 +192,41 @@ export class JsonDocument<T extends object> {
    * are dropped (their commits reject), and listeners rebuild their views of the data.
    */
   private async rollBack(): Promise<void> {
-    this.epoch++;
-    this.queued = undefined;
-    this.touchedRecords = new Map();
-    this.touchedFields = new Set();
-    this.snapshotWanted = false;
+    const done = this.readBack();
+    this.rolling = done;
     try {
-      this.low.data = (await load(this.file, this.log, this.initial, { keepTemp: true })).data;
+      await done;
+    } finally {
+      this.rolling = undefined;
+    }
+  }
+
+  private async readBack(): Promise<void> {
+    this.forgetUnwritten();
+    let data: T;
+    try {
+      data = (await load(this.file, this.log, this.initial, { keepTemp: true })).data;
     } catch (err: unknown) {
       // Memory may hold a change that is not on disk and cannot be undone: refuse every later change.
       this.broken = err instanceof Error ? err : new Error(String(err));
       this.notice('after a failed write the document could not be read back; it refuses changes until restart', { file: this.path, err });
       return;
     }
+    // A change made while the file was being read went into the data being thrown away: its commit must fail
+    // too. Left alone, it would log its records as they stand in the data read back (absent: a deletion) and be
+    // acknowledged although nothing of it was kept.
+    this.forgetUnwritten();
+    this.low.data = data;
     for (const listener of this.rollbackListeners) await listener();
+  }
+
+  /** Drops every change not yet written: commits queued until now reject with DiscardedChangeError. */
+  private forgetUnwritten(): void {
+    this.epoch++;
+    this.queued = undefined;
+    this.touchedRecords = new Map();
+    this.touchedFields = new Set();
+    this.snapshotWanted = false;
   }
 
   /**

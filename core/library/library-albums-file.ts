@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { LibraryAlbum } from '@crateflow/sdk';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { readLineBytes } from '../storage/read-lines.js';
+import { nthTab } from '../storage/nth-tab.js';
 import { syncDir } from '../storage/sync-dir.js';
 import { writeFully } from '../storage/write-fully.js';
 import { decodeNameKey, matchKeysOf, type MatchKeys } from './library-index.js';
@@ -196,7 +197,7 @@ async function readAlbum(handle: FileHandle, offset: number, path: string): Prom
 }
 
 function parseAlbum(line: string, path: string, where: number | string): LibraryAlbum {
-  const at = line.indexOf('\t', line.indexOf('\t') + 1);
+  const at = nthTab(line, 2);
   let album: unknown;
   try {
     album = JSON.parse(line.slice(at + 1));

@@ -4,6 +4,7 @@ import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { GrowableArray } from '../storage/growable-array.js';
 import { HashedKeyTable, loadTable, saveTable } from '../storage/hashed-key-table.js';
 import type { IndexArrays } from '../storage/index-file.js';
+import { nthTab } from '../storage/nth-tab.js';
 import type { QueueItem } from './queue-item.schema.js';
 
 export type DecidedStatus = 'approved' | 'rejected';
@@ -235,8 +236,3 @@ function clean(text: string | undefined): string {
   return text ? text.replace(/[\t\r\n]/g, ' ') : '';
 }
 
-function nthTab(text: string, n: number): number {
-  let at = -1;
-  for (let i = 0; i < n; i++) at = text.indexOf('\t', at + 1);
-  return at;
-}

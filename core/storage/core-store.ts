@@ -5,6 +5,7 @@ import { ServiceUnavailableError } from '../errors/service-unavailable-error.js'
 import type { EventBus } from '../events/event-bus.js';
 import { DecidedHistory } from '../queue/decided-history.js';
 import type { QueueItem } from '../queue/queue-item.schema.js';
+import type { AppendOnlyLines } from './append-only-lines.js';
 import { checkCoreData } from './check-core-data.js';
 import { RecordArchive } from './record-archive.js';
 import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
@@ -22,6 +23,11 @@ export interface MutationTools {
   archive: Pick<RecordArchive, 'stage'>;
 }
 
+interface LineFile {
+  file: AppendOnlyLines;
+  length: 'history_bytes' | 'archive_bytes';
+}
+
 // Enough for the dashboard's activity list.
 const RECENT_EVENTS = 50;
 const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
@@ -37,13 +43,21 @@ const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
  * it is tracked and logged record by record.
  */
 export class CoreStore {
+  /** The append-only files beside the document, each with the field that holds its acknowledged length. */
+  private readonly lineFiles: readonly LineFile[];
+
   /** Use `CoreStore.open()`, which checks the data and opens the history first. */
   constructor(
     private readonly doc: JsonDocument<CoreData>,
     private readonly events: EventBus,
     readonly history: DecidedHistory,
     readonly archive: RecordArchive,
-  ) {}
+  ) {
+    this.lineFiles = [
+      { file: history, length: 'history_bytes' },
+      { file: archive, length: 'archive_bytes' },
+    ];
+  }
 
   /** Opens the store on the core document: checks its records, opens the decided history and the archive, moves old data over. */
   static async open(doc: JsonDocument<CoreData>, events: EventBus, dataDir: string): Promise<CoreStore> {
@@ -65,13 +79,11 @@ export class CoreStore {
     });
     const store = new CoreStore(doc, events, history, archive);
     doc.beforeWrite(async () => {
-      await history.flush();
-      await archive.flush();
+      for (const { file } of store.lineFiles) await file.flush();
     });
     doc.onRollback(async () => {
       nullPrototypes();
-      await history.reload(doc.data.history_bytes);
-      await archive.reload(doc.data.archive_bytes);
+      for (const { file, length } of store.lineFiles) await file.reload(doc.data[length]);
     });
     await store.moveOldData();
     return store;
@@ -97,11 +109,9 @@ export class CoreStore {
       touched = true;
       this.doc.touch(field as keyof CoreData, key); // field comes from CoreData's own keys
     });
-    const historyBefore = this.history.bytes;
-    const archiveBefore = this.archive.bytes;
+    const lengthsBefore = this.lineFiles.map(({ file }) => file.bytes);
     const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history, archive: this.archive });
-    if (this.history.bytes !== historyBefore) data.history_bytes = this.history.bytes;
-    if (this.archive.bytes !== archiveBefore) data.archive_bytes = this.archive.bytes;
+    for (const [i, { file, length }] of this.lineFiles.entries()) if (file.bytes !== lengthsBefore[i]) data[length] = file.bytes;
     if (emitted.length > 0) this.keepRecent(emitted);
     if (!touched && emitted.length === 0) return result;
     try {
@@ -109,16 +119,14 @@ export class CoreStore {
     } catch (err: unknown) {
       throw new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
     }
-    this.history.committed(this.doc.data.history_bytes);
-    this.archive.committed(this.doc.data.archive_bytes);
+    for (const { file, length } of this.lineFiles) file.committed(this.doc.data[length]);
     if (emitted.length > 0) this.events.publish(emitted);
     return result;
   }
 
   /** Closes the decided history and the archive, saving their indexes (at shutdown). */
   async close(): Promise<void> {
-    await this.history.close(this.doc.data.history_bytes);
-    await this.archive.close(this.doc.data.archive_bytes);
+    for (const { file, length } of this.lineFiles) await file.close(this.doc.data[length]);
   }
 
   private keepRecent(events: readonly DomainEvent[]): void {

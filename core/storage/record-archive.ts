@@ -3,6 +3,7 @@ import { DamagedDataError } from './damaged-data-error.js';
 import { GrowableArray } from './growable-array.js';
 import { HashedKeyTable, loadTable, saveTable } from './hashed-key-table.js';
 import type { IndexArrays } from './index-file.js';
+import { nthTab } from './nth-tab.js';
 
 /** The collections of the core document whose finished records move here. */
 export type ArchivedCollection = 'downloads' | 'jobs';
@@ -179,18 +180,8 @@ function decodeFilters(text: string): Record<string, string> | undefined {
 }
 
 /** Bytes of the three key fields and their tabs: all the index reads of a line (its JSON is decoded only when shown). */
+/** The length of a line's key fields (the whole line when it has too few tabs: indexing then names it damaged). */
 function prefixLength(line: Buffer): number {
-  let at = -1;
-  for (let i = 0; i < 3; i++) {
-    const tab = line.indexOf(9, at + 1);
-    if (tab === -1) return line.length;
-    at = tab;
-  }
-  return at;
-}
-
-function nthTab(text: string, n: number): number {
-  let at = -1;
-  for (let i = 0; i < n; i++) at = text.indexOf('\t', at + 1);
-  return at;
+  const at = nthTab(line, 3);
+  return at === -1 ? line.length : at;
 }

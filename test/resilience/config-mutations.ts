@@ -16,6 +16,14 @@ const SAFE_USES = ['crateflow-no-such-plugin', '@crateflow/sink-webhooks', '@cra
 const EVENTS = ['download_completed', 'queue_approved', 'queue_rejected', 'wishlist_removed', 'queue_added', 'nope', ''];
 const JUNK = [':', '- ', '\t', '"', "'", '{', '[', '&a', '*a', '!', '%', '@', '`', '\u0000', '\uFEFF', '\r', '#', '|', '>', '? '];
 
+/**
+ * One of WRONG_VALUES, copied: the same object put in two places (or into itself by a later mutation) made the
+ * config circular and threw in the harness, and mutations of a shared one leaked into later configs.
+ */
+function wrongValue(random: () => number): unknown {
+  return structuredClone(pick(random, WRONG_VALUES));
+}
+
 /** Every path (list of keys) to a value inside `value`, containers included. */
 function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const found: (string | number)[][] = [prefix];
@@ -93,7 +101,7 @@ function mutateObject(config: JsonRecord, random: () => number): string {
     return `delete ${label}`;
   }
   if (op < 0.55 && where) {
-    let value = pick(random, WRONG_VALUES);
+    let value = wrongValue(random);
     if (PATH_KEYS.has(String(where.key)) && typeof value === 'string') value = pick(random, ['', './fuzz folder', 'ü/ö', 'x\u0000y']);
     put(where.parent, where.key, value);
     return `${label} = ${JSON.stringify(value)?.slice(0, 30)}`;
@@ -102,7 +110,7 @@ function mutateObject(config: JsonRecord, random: () => number): string {
     const objects = all.map((p) => parentOf(config, [...p, 'x'])?.parent).filter(isRecord);
     const host = objects.length > 0 ? pick(random, objects) : config;
     const key = pick(random, UNKNOWN_KEYS);
-    put(host, key, pick(random, WRONG_VALUES));
+    put(host, key, wrongValue(random));
     return `add unknown key "${key}"`;
   }
   if (op < 0.75) {
@@ -119,7 +127,7 @@ function mutateObject(config: JsonRecord, random: () => number): string {
     config[slot] = randomSlot(random, slot);
     return `random ${slot}`;
   }
-  config.plugins = [{ use: pick(random, SAFE_USES), config: random() < 0.5 ? {} : { topic_url: pick(random, WRONG_VALUES) } }];
+  config.plugins = [{ use: pick(random, SAFE_USES), config: random() < 0.5 ? {} : { topic_url: wrongValue(random) } }];
   return 'random plugins entry';
 }
 

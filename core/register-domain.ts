@@ -21,6 +21,7 @@ import { SourceState } from './sources/source-state.js';
 import { sourceRoutes } from './sources/sources.routes.js';
 import { CoreStore } from './storage/core-store.js';
 import type { Database } from './storage/database.js';
+import { WishlistOrder } from './wishlist/wishlist-order.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
 import { wishlistRoutes } from './wishlist/wishlist.routes.js';
 import { metadataRoutes, proposalIntake, registerMetadata, startMetadata, stopMetadata } from './register-metadata.js';
@@ -30,6 +31,7 @@ export async function registerDomain(container: DependencyContainer, database: D
   const libraryDoc = await database.document<LibraryData>('library', emptyLibraryData);
   container.register(LibraryCatalog, { useValue: await LibraryCatalog.open(libraryDoc, join(database.dir, 'library-albums.jsonl')) });
   container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore)) });
+  container.register(WishlistOrder, { useValue: new WishlistOrder(container.resolve(CoreStore)) });
   container.registerSingleton(JobLog);
   container.registerSingleton(JobScheduler);
   container.registerSingleton(QueueService);

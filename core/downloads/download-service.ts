@@ -17,6 +17,7 @@ import type { ArchiveFilters } from '../storage/record-archive.js';
 import type { DeepReadonly } from '../storage/track-changes.js';
 import { releaseFieldsOf } from '../wishlist/wishlist-item-from.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
+import { WishlistOrder } from '../wishlist/wishlist-order.js';
 import type { Download } from './download.schema.js';
 import { isArchivedDownload, retireDownloadsOf } from './finished-downloads.js';
 
@@ -36,6 +37,7 @@ const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 export class DownloadService {
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
+    @inject(WishlistOrder) private readonly wishlistOrder: WishlistOrder,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(Tokens.Config) private readonly config: AppConfig,
@@ -167,9 +169,12 @@ export class DownloadService {
     const room = this.config.download_client.max_active - active;
     if (room <= 0) return;
     const now = this.clock.now();
-    const due = Object.values(this.store.data.wishlist)
-      .filter((item) => item.status === 'wanted' && (!item.not_before || Date.parse(item.not_before) <= now))
-      .slice(0, room);
+    const due: DeepReadonly<WishlistItem>[] = [];
+    for (const id of this.wishlistOrder.oldest('wanted')) {
+      const item = this.store.data.wishlist[id];
+      if (item && (!item.not_before || Date.parse(item.not_before) <= now)) due.push(item);
+      if (due.length >= room) break;
+    }
     if (due.length === 0) return;
     await this.store.mutate((data) => {
       for (const item of due) {

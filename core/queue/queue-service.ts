@@ -256,8 +256,7 @@ export class QueueService {
   }
 
   private checkRoom(adding: number): void {
-    const data = this.store.data;
-    const held = Object.keys(data.queue).length + Object.keys(data.wishlist).length + Object.keys(data.downloads).length;
+    const held = this.store.size('queue') + this.store.size('wishlist') + this.store.size('downloads');
     if (held + adding > this.config.storage.max_items) throw new StorageFullError(held, this.config.storage.max_items, adding);
   }
 

@@ -8,6 +8,7 @@ import type { QueueItem } from '../queue/queue-item.schema.js';
 import type { AppendOnlyLines } from './append-only-lines.js';
 import { checkCoreData } from './check-core-data.js';
 import { RecordArchive } from './record-archive.js';
+import { CollectionWatch, type TouchedKeys } from './collection-watch.js';
 import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
 import { trackChanges, type DeepReadonly } from './track-changes.js';
@@ -31,6 +32,9 @@ interface LineFile {
 // Enough for the dashboard's activity list.
 const RECENT_EVENTS = 50;
 const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
+/** The collections only mutations change (the event journal and the recent events are written beside them). */
+const DOMAIN_COLLECTIONS = ['queue', 'wishlist', 'downloads', 'jobs'] as const;
+export type DomainCollection = (typeof DOMAIN_COLLECTIONS)[number];
 
 /**
  * The domain's unit of work. `mutate()` runs a synchronous change against the data (so nothing interleaves),
@@ -45,6 +49,7 @@ const COLLECTIONS: ReadonlySet<string> = new Set<string>(CORE_COLLECTIONS);
 export class CoreStore {
   /** The append-only files beside the document, each with the field that holds its acknowledged length. */
   private readonly lineFiles: readonly LineFile[];
+  private readonly watch: CollectionWatch;
 
   /** Use `CoreStore.open()`, which checks the data and opens the history first. */
   constructor(
@@ -57,6 +62,7 @@ export class CoreStore {
       { file: history, length: 'history_bytes' },
       { file: archive, length: 'archive_bytes' },
     ];
+    this.watch = new CollectionWatch(() => doc.data, DOMAIN_COLLECTIONS);
   }
 
   /** Opens the store on the core document: checks its records, opens the decided history and the archive, moves old data over. */
@@ -83,6 +89,7 @@ export class CoreStore {
     });
     doc.onRollback(async () => {
       nullPrototypes();
+      store.watch.recount();
       for (const { file, length } of store.lineFiles) await file.reload(doc.data[length]);
     });
     await store.moveOldData();
@@ -98,6 +105,20 @@ export class CoreStore {
     this.doc.onRollback(listener);
   }
 
+  /** How many records `collection` holds, without walking it. */
+  size(collection: DomainCollection): number {
+    return this.watch.size(collection);
+  }
+
+  /**
+   * Tells `listener` which records of `collection` each mutation touched, right after its change ran (before the
+   * commit): indexes derived from a collection follow it record by record. A failed commit is announced by
+   * `onRollback` instead.
+   */
+  onTouched(collection: DomainCollection, listener: (keys: TouchedKeys) => void): void {
+    this.watch.onTouched(collection, listener);
+  }
+
   async mutate<T>(change: (data: CoreData, emit: Emit, tools: MutationTools) => T): Promise<T> {
     // A failed commit is being undone: the data is being read back and the history and the archive cut back to
     // their acknowledged length. A change made now would be thrown away with the data, or staged into files
@@ -105,12 +126,20 @@ export class CoreStore {
     while (this.doc.rollingBack) await this.doc.rollingBack.catch(() => undefined);
     const emitted: DomainEvent[] = [];
     let touched = false;
+    const touches = this.watch.begin();
     const data = trackChanges(this.doc.data, COLLECTIONS, (field, key) => {
       touched = true;
+      touches.note(field, key);
       this.doc.touch(field as keyof CoreData, key); // field comes from CoreData's own keys
     });
     const lengthsBefore = this.lineFiles.map(({ file }) => file.bytes);
-    const result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history, archive: this.archive });
+    let result: T;
+    try {
+      result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history, archive: this.archive });
+    } finally {
+      // Also when the change threw part-way: what it wrote stays in memory (and goes out with the next commit).
+      touches.end();
+    }
     for (const [i, { file, length }] of this.lineFiles.entries()) if (file.bytes !== lengthsBefore[i]) data[length] = file.bytes;
     if (emitted.length > 0) this.keepRecent(emitted);
     if (!touched && emitted.length === 0) return result;

@@ -10,6 +10,7 @@ import type { Candidate } from '../queue/queue-item.schema.js';
 import { CoreStore } from '../storage/core-store.js';
 import type { WishlistItem, WishlistStatus } from './wishlist-item.schema.js';
 import { wishlistItemFrom } from './wishlist-item-from.js';
+import { WishlistOrder } from './wishlist-order.js';
 
 /** The wishlist: what the user wants downloaded, from approvals or added directly. */
 @injectable()
@@ -17,15 +18,15 @@ export class WishlistService {
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
     @inject(KnownAlbums) private readonly known: KnownAlbums,
+    @inject(WishlistOrder) private readonly order: WishlistOrder,
     @inject(LibraryCatalog) private readonly library: LibraryCatalog,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
   list(filter: { limit: number; offset: number; status?: WishlistStatus }): { items: WishlistItem[]; total: number; limit: number; offset: number } {
-    const all = Object.values(this.store.data.wishlist).filter((item) => !filter.status || item.status === filter.status);
-    all.reverse(); // newest first; ids are time-ordered and objects keep insertion order
-    return { items: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, limit: filter.limit, offset: filter.offset };
+    const items = this.order.page(filter.offset, filter.limit, filter.status).flatMap((id) => this.store.data.wishlist[id] ?? []);
+    return { items, total: this.order.count(filter.status), limit: filter.limit, offset: filter.offset };
   }
 
   /** Adds an item directly (skipping the queue). 409 when it is already wanted or owned. */
@@ -54,8 +55,6 @@ export class WishlistService {
   }
 
   counts(): Record<WishlistStatus, number> {
-    const counts: Record<WishlistStatus, number> = { wanted: 0, downloading: 0, downloaded: 0, failed: 0 };
-    for (const item of Object.values(this.store.data.wishlist)) counts[item.status]++;
-    return counts;
+    return { wanted: this.order.count('wanted'), downloading: this.order.count('downloading'), downloaded: this.order.count('downloaded'), failed: this.order.count('failed') };
   }
 }

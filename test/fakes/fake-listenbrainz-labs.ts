@@ -18,10 +18,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Similar artists per seed MBID, as a test wants them ranked; a seed missing from the table has none (§4: unknown → `[]`). */
 export type SimilarityTable = ReadonlyMap<string, readonly { readonly mbid: string; readonly score: number }[]>;
 
-export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, received: RecordedRequest[], table?: SimilarityTable): Promise<LoopbackServer> {
+/**
+ * `failing`: seed MBIDs whose query raises inside the server (a database outage): datasethoster's GET handler
+ * answers 500 with the JSON body `{}` (datasethoster/main.py, `json_query_handler_get`).
+ */
+export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, received: RecordedRequest[], table?: SimilarityTable, failing: ReadonlySet<string> = new Set()): Promise<LoopbackServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);
     received.push(request);
+    const serverError = () => replyText(res, 500, '<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n<h1>Internal Server Error</h1>\n<p>The server encountered an internal error and was unable to complete your request. Either the server is overloaded or there is an error in the application.</p>\n', 'text/html; charset=utf-8');
     const bad = (text: string) => replyText(res, 400, `<!doctype html>\n<html lang=en>\n<title>400 Bad Request</title>\n<h1>Bad Request</h1>\n<p>${text}</p>\n`, 'text/html; charset=utf-8');
     if (request.path !== '/similar-artists/json') return replyText(res, 404, 'Not Found');
     let inputs: string[];
@@ -44,12 +49,17 @@ export function startFakeListenBrainzLabs(catalogue: MusicBrainzCatalogue, recei
       const asked = Number(request.query.get('count') ?? 100);
       count = asked > 0 ? asked : 100;
     } else {
-      if (request.query.has('count') || request.query.has('offset')) return bad('count and offset are not accepted on GET');
+      // datasethoster main.py reads both with int(…, default -1): a non-integer raises outside any handler
+      // (Flask's HTML 500), zero or more is refused, and a negative one passes as if absent.
+      const paging = ['offset', 'count'].map((name) => request.query.get(name) ?? '-1').map((text) => (/^\s*[-+]?\d+(?:_\d+)*\s*$/.test(text) ? Number(text.replaceAll('_', '')) : Number.NaN));
+      if (paging.some(Number.isNaN)) return serverError();
+      if (paging.some((value) => value >= 0)) return bad('offset and count arguments are only supported for the POST method');
       inputs = request.query.getAll('artist_mbids');
       algorithm = request.query.get('algorithm');
     }
     if (inputs.length === 0 || !inputs.every((id) => UUID.test(id))) return bad('artist_mbids must be a list of MBIDs');
     if (!algorithm || !SIMILAR_ARTIST_ALGORITHMS.includes(algorithm)) return bad(`algorithm must be one of ${SIMILAR_ARTIST_ALGORITHMS.join(', ')}`);
+    if (request.method !== 'POST' && inputs.some((input) => failing.has(input.toLowerCase()))) return replyJson(res, 500, {});
     const rows = inputs.flatMap((input) => {
       const seed = catalogue.artist(input.toLowerCase());
       if (!seed) return [];

@@ -45,6 +45,16 @@ describe('fake ListenBrainz', () => {
     assert.equal((await fetch(`${fake.url}/1/stats/user/rob/artists?range=forever`)).status, 400);
   });
 
+  it('answers 500 with JSON for a stored recommendations row it cannot read, and Labs 500 with {} when a query fails', async (t) => {
+    const catalogue = generateMusicBrainzCatalogue();
+    const seed = catalogue.artists[0]?.id ?? '';
+    const fake = await start(t, { catalogue, similarityFailsFor: new Set([seed]) });
+    const broken = await fetch(`${fake.url}/1/cf/recommendation/user/broken/recording`);
+    assert.deepEqual([broken.status, broken.headers.get('x-ratelimit-limit'), await broken.json()], [500, '30', { code: 500, error: 'An unknown error occured.' }]);
+    const failed = await fetch(`${fake.labsUrl}/similar-artists/json?artist_mbids=${seed}&algorithm=${SIMILAR_ARTIST_ALGORITHMS[0] ?? ''}`);
+    assert.deepEqual([failed.status, await failed.json()], [500, {}]);
+  });
+
   it('lists top artists with null for an artist without an MBID', async (t) => {
     const fake = await start(t);
     const top = await payload(await fetch(`${fake.url}/1/stats/user/rob/artists?count=100`));
@@ -111,6 +121,9 @@ describe('fake ListenBrainz', () => {
     const wrong = await fetch(url.replace(/algorithm=.*/, 'algorithm=days_9000'));
     assert.deepEqual([wrong.status, wrong.headers.get('content-type')], [400, 'text/html; charset=utf-8']);
     assert.equal((await fetch(`${url}&count=5`)).status, 400, 'count is refused on GET');
+    assert.equal((await fetch(`${url}&count=-5`)).status, 200, 'a negative count on GET passes as absent');
+    const unparsable = await fetch(`${url}&offset=two`);
+    assert.deepEqual([unparsable.status, unparsable.headers.get('content-type')], [500, 'text/html; charset=utf-8'], 'int() fails outside any handler');
     const posted: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=2`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();
     assert.ok(Array.isArray(posted) && posted.length === 2);
     const all: unknown = await (await fetch(`${fake.labsUrl}/similar-artists/json?count=0`, { method: 'POST', body: JSON.stringify([{ artist_mbids: [seed], algorithm: SIMILAR_ARTIST_ALGORITHMS[1] }]) })).json();

@@ -20,6 +20,8 @@ export interface FakeListenBrainzOptions {
   readonly rateLimit?: number | false;
   /** The Labs similar-artists answers per seed MBID (default: every other artist, the same for every seed). */
   readonly similarity?: SimilarityTable;
+  /** Seed MBIDs (lower case) whose Labs query fails inside the server (500 with `{}`); a test may change the set later. */
+  readonly similarityFailsFor?: ReadonlySet<string>;
 }
 
 export interface FakeListenBrainz {
@@ -46,7 +48,7 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
   const limit = options.rateLimit ?? 30;
   const received: RecordedRequest[] = [];
   const window = { start: 0, used: 0 };
-  const labs = await startFakeListenBrainzLabs(catalogue, received, options.similarity);
+  const labs = await startFakeListenBrainzLabs(catalogue, received, options.similarity, options.similarityFailsFor);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);
@@ -98,6 +100,10 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
     if (count === undefined) return fail(400, "'count' should be a non-negative integer");
     const take = Math.min(count, MAX_ITEMS);
     if (route[1] !== undefined) {
+      // A stored row with `raw: null` passes the model (`Optional`) and fails at `len(None)` in the view
+      // (recommendations_cf_recording_api.py); Flask's 500 handler answers JSON under /1 with the text of an
+      // exception that has no description (listenbrainz/webserver/errors.py, `handle_error`), misspelling and all.
+      if (user.unreadableRecommendations) return fail(500, 'An unknown error occured.');
       // §3.1: no recommendations (none computed, or an empty list) is 204 with no body at all.
       if (!user.recommendations || user.recommendations.length === 0) return replyEmpty(res, 204, headers);
       const mbids = user.recommendations.slice(offset, offset + take);

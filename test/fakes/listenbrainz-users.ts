@@ -6,6 +6,8 @@ export interface FakeListenBrainzUser {
   readonly token: string;
   /** Collaborative-filtering recordings, best first; undefined when none were computed (the API answers 204). */
   readonly recommendations?: readonly { recording_mbid: string; score: number; latest_listened_at: string | null }[];
+  /** A stored recommendations row whose `raw` list is null, which the model allows and the view fails on (500). */
+  readonly unreadableRecommendations?: boolean;
   /** All-time top artists; undefined when stats are not computed (204). */
   readonly topArtists?: readonly { artist_mbid: string | null; artist_name: string; listen_count: number }[];
   /** Epoch seconds. */
@@ -15,7 +17,8 @@ export interface FakeListenBrainzUser {
 /**
  * Default accounts over a generated catalogue: `rob` has everything, with the shapes of
  * shared/reference/listenbrainz-api.md §3.1–3.2 (raw ALS scores above 1 and below 0, some recordings already
- * listened to, a top artist without an MBID); `newbie` has an account and nothing computed yet.
+ * listened to, a top artist without an MBID); `newbie` has an account and nothing computed yet; `broken`'s stored
+ * recommendations cannot be read (a 500).
  */
 export function listenBrainzUsers(catalogue: MusicBrainzCatalogue): FakeListenBrainzUser[] {
   const recommendations = catalogue.recordings.slice(0, 60).map((recording, index) => ({
@@ -30,5 +33,6 @@ export function listenBrainzUsers(catalogue: MusicBrainzCatalogue): FakeListenBr
   return [
     { name: 'rob', token: 'rob-token-0000', recommendations, topArtists, lastUpdated: 1_788_494_361 },
     { name: 'newbie', token: 'newbie-token-0000', lastUpdated: 1_788_494_361 },
+    { name: 'broken', token: 'broken-token-0000', unreadableRecommendations: true, lastUpdated: 1_788_494_361 },
   ];
 }

@@ -36,10 +36,12 @@ describe('ListenBrainzApi (similar-artists)', () => {
     assert.ok(clock.now() - start >= 10_000, 'it waited at least one window');
   });
 
-  it('reads a 204 as undefined, an unknown user as NotFoundError, and a 429 as RetryLaterError with the reset time', async (t) => {
+  it('reads a 204 as undefined, an unknown user as NotFoundError, a 500 and a 429 as RetryLaterError (the 429 with the reset time)', async (t) => {
     const { api, signal } = await setUp(t, 30);
     assert.equal(await api.get('1/stats/user/newbie/artists', {}, signal), undefined);
     await assert.rejects(api.get('1/stats/user/nobody/artists', {}, signal), (err: unknown) => isNotFoundError(err) && /Cannot find user: nobody/.test(err.message));
+    // A server-side failure (a stored row it cannot read) is for later, with the server's own words.
+    await assert.rejects(api.get('1/cf/recommendation/user/broken/recording', {}, signal), (err: unknown) => isRetryLaterError(err) && /\(500\): An unknown error occured\./.test(err.message));
     const limited = await setUp(t, 0);
     await assert.rejects(limited.api.get('1/stats/user/rob/artists', {}, limited.signal), (err: unknown) => isRetryLaterError(err) && err.retryAfterMs === 7000);
   });

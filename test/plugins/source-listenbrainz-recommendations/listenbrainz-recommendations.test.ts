@@ -88,6 +88,13 @@ describe('source-listenbrainz-recommendations', () => {
     await assert.rejects(collect(source, new FakeSourceRun()), /does not know the user "nobody-here" \(config key user\)/);
   });
 
+  it('turns a 500 (a stored list the server cannot read) into a RetryLaterError, with no MusicBrainz request', async (t) => {
+    const world = await setUp(t);
+    const { source } = await openSource(t, world, { user: 'broken' });
+    await assert.rejects(collect(source, new FakeSourceRun()), (err: unknown) => isRetryLaterError(err) && /\(500\): An unknown error occured/.test(err.message));
+    assert.equal(world.musicbrainz.answered.length, 0);
+  });
+
   it('turns a 429 into a RetryLaterError with the window\'s reset time', async (t) => {
     const world = await setUp(t, { listenbrainz: { rateLimit: 0 } });
     const { source } = await openSource(t, world);

@@ -131,6 +131,21 @@ describe('source-similar-artists', () => {
     await assert.rejects(collect(source, libraryRun(world)), /check config key algorithm/);
   });
 
+  it('passes a Labs outage on a seed (500 with {}) on as RetryLaterError, and the next run picks up at that seed', async (t) => {
+    const reference = await startSourceWorld(t, { similarity: table });
+    const expected = await collect((await openSource(t, reference)).source, libraryRun(reference));
+
+    const second = reference.listenbrainz.received.filter((request) => request.path === LABS)[1]?.query.get('artist_mbids');
+    assert.ok(second, 'the reference run asked Labs for a second seed');
+    const failing = new Set([second]);
+    const world = await startSourceWorld(t, { similarity: table, listenbrainz: { similarityFailsFor: failing } });
+    await assert.rejects(collect((await openSource(t, world)).source, libraryRun(world)), (err: unknown) => isRetryLaterError(err) && /\(500\)/.test(err.message));
+    assert.equal(requestsTo(world.listenbrainz.received, LABS), 2, 'the first seed, then the failing one');
+    failing.clear();
+    assert.deepEqual(await collect((await openSource(t, world)).source, libraryRun(world)), expected);
+    assert.equal(requestsTo(world.listenbrainz.received, LABS), 4, 'the first seed is not asked again');
+  });
+
   it('resumes after a shutdown midway at the next seed, repeating no request', async (t) => {
     const reference = await startSourceWorld(t, { similarity: table });
     const expected = await collect((await openSource(t, reference)).source, libraryRun(reference));

@@ -218,7 +218,7 @@ export class QueueService {
 
   /** Counts for the dashboard. */
   pendingCount(): number {
-    return this.pending.list({ sort: 'added_at', order: 'desc' }).length;
+    return this.store.size('queue'); // the queue holds only pending items: decided ones are in the history
   }
 
   private listPending(filter: PendingFilter & { limit: number; offset: number }): Page {

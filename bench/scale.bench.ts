@@ -55,6 +55,8 @@ interface SizeFigures {
   rssMib: number;
   page: LoadResult;
   barePage: LoadResult;
+  wishlistPage: LoadResult;
+  bareWishlistPage: LoadResult;
   byId: LoadResult;
   byMbid: LoadResult;
   /** Pending items approved in each of the two approval runs (each id once). */
@@ -95,6 +97,9 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('  bare node:http, same JSON, req/s', (f) => rps(f.barePage)),
       row('  crateflow / bare', (f) => percent(f.page.requestsPerSecond, f.barePage.requestsPerSecond)),
       row('  p99 ms', (f) => f.page.p99Ms),
+      row('GET /wishlist?limit=50 (newest first), req/s', (f) => rps(f.wishlistPage)),
+      row('  bare node:http, same JSON, req/s', (f) => rps(f.bareWishlistPage)),
+      row('  crateflow / bare', (f) => percent(f.wishlistPage.requestsPerSecond, f.bareWishlistPage.requestsPerSecond)),
       row('POST /queue/{id}/approve, each id once, req/s', (f) => approvals(f.byId, f)),
       row('  p50 / p99 ms', (f) => `${f.byId.p50Ms} / ${f.byId.p99Ms}`),
       row('POST /queue/approve {"mbids":[m]}, req/s', (f) => approvals(f.byMbid, f)),
@@ -161,12 +166,13 @@ async function measureSize(size: number, approvedAlbums: ApprovedAlbums, scale: 
     try {
       const load = loadavg()[0] ?? 0;
       const bytesPerAdd = await measureBytesPerAdd(server, dataDir, scale.adds);
-      const { page, barePage } = await measurePendingPage(server, scale);
+      const [page, barePage] = await measurePage(server, '/api/v1/queue/pending?limit=50', scale);
+      const [wishlistPage, bareWishlistPage] = await measurePage(server, '/api/v1/wishlist?limit=50', scale);
       const half = Math.floor(pending.length / 2);
       const byId = await measureApprovals(server, pending.slice(0, half), 'id', scale);
       const byMbid = await measureApprovals(server, pending.slice(half, 2 * half), 'mbid', scale);
       return {
-        size, approvedAlbums, wishlistItems, archivedDownloads: downloadedAlbums.length, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, byId, byMbid, approvalsAsked: half,
+        size, approvedAlbums, wishlistItems, archivedDownloads: downloadedAlbums.length, libraryAlbums, fillSeconds, dataMib, load, bytesPerAdd, page, barePage, wishlistPage, bareWishlistPage, byId, byMbid, approvalsAsked: half,
         startMs: median(starts.map((s) => s.ms)),
         rssMib: median(starts.map((s) => s.mib)),
       };
@@ -199,9 +205,8 @@ async function measureBytesPerAdd(server: SpawnedServer, dataDir: string, adds: 
   return (after - before) / adds;
 }
 
-/** The first page of 50 pending items, beside a bare node:http server answering the same JSON. */
-async function measurePendingPage(server: SpawnedServer, scale: Scale): Promise<{ page: LoadResult; barePage: LoadResult }> {
-  const path = '/api/v1/queue/pending?limit=50';
+/** A page at `path` on the service, beside a bare node:http server answering the same JSON: [service, bare]. */
+async function measurePage(server: SpawnedServer, path: string, scale: Scale): Promise<[LoadResult, LoadResult]> {
   const body: unknown = await (await fetch(`${server.baseUrl}${path}`)).json();
   const bare = await startBareJsonServer(() => body);
   try {
@@ -213,7 +218,7 @@ async function measurePendingPage(server: SpawnedServer, scale: Scale): Promise<
       warmUpSeconds: scale.warmUpSeconds,
     });
     if (!page || !barePage) throw new Error('expected one result per server');
-    return { page, barePage };
+    return [page, barePage];
   } finally {
     await bare.close();
   }

@@ -66,8 +66,10 @@ export class CollectionWatch {
           let size = this.size(field);
           for (const [key, was] of keys) size += Number(Object.hasOwn(collection, key)) - Number(was);
           this.sizes.set(field, size);
+          const listeners = this.listeners.get(field);
+          if (!listeners) continue; // most collections have none: no set of keys on every approval
           const touched: ReadonlySet<string> = new Set(keys.keys());
-          for (const listener of this.listeners.get(field) ?? []) listener(touched);
+          for (const listener of listeners) listener(touched);
         }
       },
     };

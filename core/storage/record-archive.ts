@@ -179,8 +179,10 @@ function decodeFilters(text: string): Record<string, string> | undefined {
   return Object.keys(filters).length <= MAX_FILTER_FIELDS ? filters : undefined;
 }
 
-/** Bytes of the three key fields and their tabs: all the index reads of a line (its JSON is decoded only when shown). */
-/** The length of a line's key fields (the whole line when it has too few tabs: indexing then names it damaged). */
+/**
+ * The length of a line's three key fields and their tabs, all the index reads of it (its JSON is decoded only when
+ * shown); the whole line when it has too few tabs, which indexing then names damaged.
+ */
 function prefixLength(line: Buffer): number {
   const at = nthTab(line, 3);
   return at === -1 ? line.length : at;

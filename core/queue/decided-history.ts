@@ -1,9 +1,11 @@
-import { AlbumMatcher, decodeNameKey, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { AlbumMatcher, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { cleanKeyField, keyFieldsOf } from '../library/match-key-fields.js';
 import { AppendOnlyLines } from '../storage/append-only-lines.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
 import { GrowableArray } from '../storage/growable-array.js';
-import { HashedKeyTable, loadTable, saveTable } from '../storage/hashed-key-table.js';
+import { loadTable, saveTable } from '../storage/hashed-key-table.js';
 import type { IndexArrays } from '../storage/index-file.js';
+import { LineIds } from '../storage/line-ids.js';
 import { nthTab } from '../storage/nth-tab.js';
 import type { QueueItem } from './queue-item.schema.js';
 
@@ -32,9 +34,7 @@ export class DecidedHistory extends AppendOnlyLines {
   // Per decision (in line order): where its line starts, its status and whether it still stands, its id.
   private lineOffsets = new GrowableArray(Float64Array);
   private flags = new GrowableArray(Uint8Array);
-  private idStarts = new GrowableArray(Float64Array);
-  private idBytes = new GrowableArray(Uint8Array);
-  private byId = new HashedKeyTable();
+  private ids = new LineIds();
   private matcher = new AlbumMatcher();
   // Decisions that still stand, per status, in line order.
   private byStatus = { approved: new GrowableArray(Int32Array), rejected: new GrowableArray(Int32Array) };
@@ -58,16 +58,16 @@ export class DecidedHistory extends AppendOnlyLines {
   find(album: AlbumIdentity): { id: string; status: DecidedStatus } | undefined {
     const decision = this.matcher.find(album);
     if (decision === undefined || !(this.flags.at(decision) & LIVE)) return undefined;
-    return { id: this.idOf(decision), status: this.statusAt(decision) };
+    return { id: this.ids.idOf(decision), status: this.statusAt(decision) };
   }
 
   statusOf(id: string): DecidedStatus | undefined {
-    const decision = this.decisionOf(id);
+    const decision = this.ids.entryOf(id);
     return decision === undefined ? undefined : this.statusAt(decision);
   }
 
   async get(id: string): Promise<QueueItem | undefined> {
-    const decision = this.decisionOf(id);
+    const decision = this.ids.entryOf(id);
     return decision === undefined ? undefined : this.readItem(this.lineOffsets.at(decision));
   }
 
@@ -89,7 +89,7 @@ export class DecidedHistory extends AppendOnlyLines {
   /** Records that a decided item went back to the pending queue. */
   stageRestored(item: QueueItem): void {
     this.stage('R', item.id, '', item, '{}');
-    const decision = this.decisionOf(item.id);
+    const decision = this.ids.entryOf(item.id);
     if (decision === undefined) return;
     this.withdraw(item.id, decision);
     this.matcher.remove(item, decision);
@@ -98,35 +98,31 @@ export class DecidedHistory extends AppendOnlyLines {
   protected resetIndex(): void {
     this.lineOffsets = new GrowableArray(Float64Array);
     this.flags = new GrowableArray(Uint8Array);
-    this.idStarts = new GrowableArray(Float64Array);
-    this.idBytes = new GrowableArray(Uint8Array);
-    this.byId = new HashedKeyTable();
+    this.ids = new LineIds();
     this.matcher = new AlbumMatcher();
     this.byStatus = { approved: new GrowableArray(Int32Array), rejected: new GrowableArray(Int32Array) };
   }
 
   protected adoptIndex(a: IndexArrays): boolean {
-    const lineOffsets = a.lineOffsets, flags = a.flags, idStarts = a.idStarts, idBytes = a.idBytes, approved = a.approved, rejected = a.rejected;
-    if (!(lineOffsets instanceof Float64Array) || !(flags instanceof Uint8Array) || !(idStarts instanceof Float64Array) || !(idBytes instanceof Uint8Array)) return false;
-    if (!(approved instanceof Int32Array) || !(rejected instanceof Int32Array) || flags.length !== lineOffsets.length || idStarts.length !== lineOffsets.length) return false;
-    const [byId, byMbid, byName] = [loadTable(a, 'id'), loadTable(a, 'mbid'), loadTable(a, 'name')];
-    if (!byId || !byMbid || !byName) return false;
+    const lineOffsets = a.lineOffsets, flags = a.flags, approved = a.approved, rejected = a.rejected;
+    if (!(lineOffsets instanceof Float64Array) || !(flags instanceof Uint8Array) || flags.length !== lineOffsets.length) return false;
+    if (!(approved instanceof Int32Array) || !(rejected instanceof Int32Array)) return false;
+    const [ids, byMbid, byName] = [LineIds.load(a, lineOffsets.length), loadTable(a, 'mbid'), loadTable(a, 'name')];
+    if (!ids || !byMbid || !byName) return false;
     this.lineOffsets = new GrowableArray(Float64Array, lineOffsets);
     this.flags = new GrowableArray(Uint8Array, flags);
-    this.idStarts = new GrowableArray(Float64Array, idStarts);
-    this.idBytes = new GrowableArray(Uint8Array, idBytes);
+    this.ids = ids;
     this.byStatus = { approved: new GrowableArray(Int32Array, approved), rejected: new GrowableArray(Int32Array, rejected) };
-    this.byId = byId;
     this.matcher = new AlbumMatcher({ byMbid, byName });
     return true;
   }
 
   protected indexLine(bytes: Buffer, offset: number, number: number): void {
-    const fields = keyFieldsOf(bytes);
+    const fields = keyFieldsOf(bytes, 5, 4);
     const [kind, id, status, mbid, name] = fields;
     if (fields.length < 5 || !id || (kind !== 'D' && kind !== 'R')) throw new DamagedDataError(this.path, `line ${number} is not a history line`, RECOVERY);
     if (kind === 'R') {
-      const decision = this.decisionOf(id);
+      const decision = this.ids.entryOf(id);
       if (decision === undefined) return;
       this.withdraw(id, decision);
       this.matcher.removeKeys(mbid, name, decision);
@@ -138,10 +134,9 @@ export class DecidedHistory extends AppendOnlyLines {
 
   protected indexArrays(): IndexArrays {
     const arrays: IndexArrays = {
-      lineOffsets: this.lineOffsets.copy(), flags: this.flags.copy(), idStarts: this.idStarts.copy(), idBytes: this.idBytes.copy(),
-      approved: this.byStatus.approved.copy(), rejected: this.byStatus.rejected.copy(),
+      lineOffsets: this.lineOffsets.copy(), flags: this.flags.copy(), approved: this.byStatus.approved.copy(), rejected: this.byStatus.rejected.copy(),
     };
-    saveTable(arrays, 'id', this.byId);
+    this.ids.save(arrays);
     saveTable(arrays, 'mbid', this.matcher.tables.byMbid);
     saveTable(arrays, 'name', this.matcher.tables.byName);
     return arrays;
@@ -151,28 +146,13 @@ export class DecidedHistory extends AppendOnlyLines {
     return this.flags.at(decision) & APPROVED ? 'approved' : 'rejected';
   }
 
-  /** The standing decision about `id`, if any (its id compared in full: the table holds hashes). */
-  private decisionOf(id: string): number | undefined {
-    const decision = this.byId.get(id);
-    return decision !== undefined && this.idOf(decision) === id ? decision : undefined;
-  }
-
-  private idOf(decision: number): string {
-    const start = this.idStarts.at(decision);
-    const end = decision + 1 < this.idStarts.length ? this.idStarts.at(decision + 1) : this.idBytes.length;
-    const bytes = this.idBytes.view(start, end);
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  }
-
   private addDecision(id: string, status: DecidedStatus, offset: number): number {
-    const before = this.decisionOf(id);
+    const before = this.ids.entryOf(id);
     if (before !== undefined) this.withdraw(id, before); // decided again without a restore line between: the last one stands
     const decision = this.lineOffsets.length;
     this.lineOffsets.push(offset);
     this.flags.push(LIVE | (status === 'approved' ? APPROVED : 0));
-    this.idStarts.push(this.idBytes.length);
-    this.idBytes.pushBytes(Buffer.from(id));
-    this.byId.set(id, decision);
+    this.ids.push(id);
     this.byStatus[status].push(decision);
     return decision;
   }
@@ -182,11 +162,11 @@ export class DecidedHistory extends AppendOnlyLines {
     const at = list.indexOfSorted(decision);
     if (at >= 0) list.removeAt(at);
     this.flags.set(decision, this.flags.at(decision) & ~LIVE);
-    this.byId.delete(id, decision);
+    this.ids.forget(id, decision);
   }
 
   private stage(kind: 'D' | 'R', id: string, status: string, album: AlbumIdentity, json: string): number {
-    return this.appendLine(`${kind}\t${id}\t${status}\t${clean(album.mbid?.toLowerCase())}\t${clean(nameKeyOf(album))}\t${json}`);
+    return this.appendLine(`${kind}\t${id}\t${status}\t${cleanKeyField(album.mbid?.toLowerCase())}\t${cleanKeyField(nameKeyOf(album))}\t${json}`);
   }
 
   private async readItem(offset: number): Promise<QueueItem> {
@@ -214,25 +194,3 @@ function isQueueItemRecord(value: unknown): value is QueueItem {
   if (typeof value !== 'object' || value === null) return false;
   return ['id', 'artist', 'status', 'added_at'].every((field) => typeof Reflect.get(value, field) === 'string');
 }
-
-/**
- * The five key fields in front of a history line, each decoded on its own: they are all the index keeps, and
- * slices of the decoded line would keep every record's JSON in memory with them.
- */
-function keyFieldsOf(line: Buffer): string[] {
-  const fields: string[] = [];
-  let start = 0;
-  while (fields.length < 5) {
-    const tab = line.indexOf(9, start);
-    if (tab === -1) break;
-    // The fifth field is the name key, which lines of earlier versions hold with another separator.
-    fields.push(fields.length === 4 ? decodeNameKey(line, start, tab) : line.toString('utf8', start, tab));
-    start = tab + 1;
-  }
-  return fields;
-}
-
-function clean(text: string | undefined): string {
-  return text ? text.replace(/[\t\r\n]/g, ' ') : '';
-}
-

@@ -9,6 +9,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { JobLog } from '../jobs/job-log.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
+import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { CoreStore } from '../storage/core-store.js';
@@ -38,6 +39,7 @@ export class DownloadService {
   constructor(
     @inject(CoreStore) private readonly store: CoreStore,
     @inject(WishlistOrder) private readonly wishlistOrder: WishlistOrder,
+    @inject(KnownAlbums) private readonly known: KnownAlbums,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(Tokens.Config) private readonly config: AppConfig,
@@ -169,22 +171,32 @@ export class DownloadService {
     const room = this.config.download_client.max_active - active;
     if (room <= 0) return;
     const now = this.clock.now();
+    // Items back in line after a failed attempt first (they have waited longest), then those waiting for their first.
     const due: DeepReadonly<WishlistItem>[] = [];
     for (const id of this.wishlistOrder.oldest('wanted')) {
       const item = this.store.data.wishlist[id];
       if (item && (!item.not_before || Date.parse(item.not_before) <= now)) due.push(item);
       if (due.length >= room) break;
     }
+    if (due.length < room) due.push(...(await this.store.waiting.oldest(room - due.length)));
     if (due.length === 0) return;
-    await this.store.mutate((data) => {
+    await this.store.mutate((data, _emit, { waiting }) => {
       for (const item of due) {
+        // A waiting item moves into the document with its first download, in this commit.
+        const first = waiting.has(item.id);
+        if (first) {
+          waiting.stageLeft(item);
+          const moved: WishlistItem = { ...item, status: 'wanted' };
+          data.wishlist[item.id] = moved;
+          this.known.addWanted(moved);
+        }
         const wanted = data.wishlist[item.id];
-        if (!wanted) continue;
+        if (!wanted || wanted.status !== 'wanted') continue;
         wanted.status = 'downloading';
         delete wanted.not_before;
         // An item back from "failed, try again later" reuses its download, so hourly retries of an album
         // nobody shares do not pile up one failed record per attempt.
-        const previous = Object.values(data.downloads).find((d) => d.wishlist_id === item.id && d.state === 'failed');
+        const previous = first ? undefined : Object.values(data.downloads).find((d) => d.wishlist_id === item.id && d.state === 'failed');
         if (previous) {
           this.restart(previous, client.name);
           continue;

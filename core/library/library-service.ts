@@ -9,6 +9,7 @@ import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { eventDataOf } from '../events/event-data-of.js';
 import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
+import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import { CoreStore } from '../storage/core-store.js';
 import { DownloadService } from '../downloads/download-service.js';
 import { LibraryCatalog } from './library-catalog.js';
@@ -163,7 +164,12 @@ export class LibraryService {
     // transfers cancelled) before the item goes. Finished downloads move to the archive, where they stay listed.
     const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
     if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)));
-    return this.store.mutate((data, emit, { archive }) => {
+    // Items waiting for their first download have none to cancel; their records are read from disk, one at a time.
+    const ownedWaiting: WishlistItem[] = [];
+    await this.store.waiting.each((item) => {
+      if (this.catalog.owns(item)) ownedWaiting.push(item);
+    });
+    return this.store.mutate((data, emit, { archive, waiting }) => {
       const removed = new Set<string>();
       for (const item of Object.values(data.wishlist)) {
         if (!this.catalog.owns(item)) continue;
@@ -174,6 +180,13 @@ export class LibraryService {
       }
       // Downloads started or finished since the cancellation above.
       retireDownloadsOf(data, removed, archive);
+      // Handed to the download client since they were read, they were in the document above.
+      for (const item of ownedWaiting) {
+        if (!waiting.has(item.id)) continue;
+        waiting.stageLeft(item);
+        emit('wishlist_removed', eventDataOf(item));
+        removed.add(item.id);
+      }
       return removed.size;
     });
   }

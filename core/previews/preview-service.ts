@@ -91,15 +91,16 @@ export class PreviewService {
       const missing = query.artist === undefined && query.album !== undefined ? 'query.artist' : query.album === undefined && query.artist !== undefined ? 'query.album' : 'query.mbid';
       throw new ValidationError([{ path: missing, message: 'name the album: mbid, or artist and album' }]);
     }
-    return this.localAlbum(mbid) ?? (await this.musicBrainzAlbum(mbid));
+    return (await this.localAlbum(mbid)) ?? (await this.musicBrainzAlbum(mbid));
   }
 
   /** The pending queue item or wishlist item with this mbid, if it has an album title. */
-  private localAlbum(mbid: string): Album | undefined {
+  private async localAlbum(mbid: string): Promise<Album | undefined> {
     const { known, store } = this.deps;
     const pendingId = known.findPending({ artist: '', mbid });
     const wantedId = known.findWanted({ artist: '', mbid });
-    const items = [pendingId === undefined ? undefined : store.data.queue[pendingId], wantedId === undefined ? undefined : store.data.wishlist[wantedId]];
+    const wanted = wantedId === undefined ? undefined : (store.data.wishlist[wantedId] ?? (await store.waiting.get(wantedId)));
+    const items = [pendingId === undefined ? undefined : store.data.queue[pendingId], wanted];
     const item = items.find((candidate) => candidate?.mbid?.toLowerCase() === mbid && candidate.album !== undefined);
     return item?.album === undefined ? undefined : { artist: item.artist, album: item.album, mbid };
   }

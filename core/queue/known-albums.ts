@@ -10,9 +10,10 @@ export interface KnownMatch {
 }
 
 /**
- * Every album already proposed or wanted: pending queue items and wishlist items here, decided queue items in
- * the decided history (so a rejected candidate is not proposed again). Kept in step with the store by the
- * services that change it, and rebuilt when a failed commit rolls the store back.
+ * Every album already proposed or wanted: pending queue items and the wishlist items of the core document here,
+ * wishlist items waiting for their first download in the waiting wishlist, decided queue items in the decided
+ * history (so a rejected candidate is not proposed again). Kept in step with the store by the services that
+ * change it, and rebuilt when a failed commit rolls the store back.
  *
  * Queue and wishlist entries are indexed apart: an approved album is in both, and removing it from the
  * wishlist must leave the queue entry known, exactly as a restart (which rebuilds this from the store) does.
@@ -31,7 +32,7 @@ export class KnownAlbums {
 
   /** The entry matching `item`: the wishlist first, then the pending queue, then decided items. */
   find(item: AlbumIdentity): KnownMatch | undefined {
-    const wanted = this.slots.idAt(this.wanted.find(item));
+    const wanted = this.findWanted(item);
     if (wanted !== undefined) return { in: 'wishlist', id: wanted, status: this.store.data.wishlist[wanted]?.status ?? 'wanted' };
     const pending = this.slots.idAt(this.pending.find(item));
     if (pending !== undefined) return { in: 'queue', id: pending, status: 'pending' };
@@ -46,7 +47,7 @@ export class KnownAlbums {
 
   /** The id of the wishlist item for this album, if there is one. */
   findWanted(item: AlbumIdentity): string | undefined {
-    return this.slots.idAt(this.wanted.find(item));
+    return this.slots.idAt(this.wanted.find(item)) ?? this.store.waiting.find(item);
   }
 
   /** Grows with every change of the indexes: what was read from them before may be out of date. */

@@ -228,7 +228,7 @@ export class QueueService {
     return { items, total: all.length, limit: filter.limit, offset: filter.offset };
   }
 
-  private apply(data: CoreData, emit: Emit, { history }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
+  private apply(data: CoreData, emit: Emit, { history, waiting }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
     const decidedAt = this.timestamp();
     const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...(identity ? { decided_by: identity.name } : {}) };
     const event = eventDataOf(item);
@@ -237,9 +237,7 @@ export class QueueService {
       if (this.library.owns(item)) decided.in_library = true;
       // An album added to the wishlist directly while it waited here is already wanted: no second download.
       else if (this.known.findWanted(item) === undefined) {
-        const wanted = wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id });
-        data.wishlist[wanted.id] = wanted;
-        this.known.addWanted(wanted);
+        waiting.stageWaiting(wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id }));
       }
     }
     delete data.queue[item.id];
@@ -256,7 +254,7 @@ export class QueueService {
   }
 
   private checkRoom(adding: number): void {
-    const held = this.store.size('queue') + this.store.size('wishlist') + this.store.size('downloads');
+    const held = this.store.size('queue') + this.store.size('wishlist') + this.store.waiting.count + this.store.size('downloads');
     if (held + adding > this.config.storage.max_items) throw new StorageFullError(held, this.config.storage.max_items, adding);
   }
 

@@ -154,6 +154,21 @@ export abstract class AppendOnlyLines {
     }
   }
 
+  /**
+   * Every line written to the file so far, in order, with where it starts (bytes valid only during the call). Lines
+   * staged but not yet flushed are not in the file yet, and not read.
+   */
+  protected async eachWrittenLine(visit: (bytes: Buffer, offset: number) => void): Promise<void> {
+    let offset = 0;
+    await readLineBytes(this.path, {
+      end: this.durable,
+      line: (bytes) => {
+        visit(bytes, offset);
+        offset += bytes.length + 1;
+      },
+    });
+  }
+
   /** Closes the file, saving the index first when `committed` (the acknowledged length) is given. */
   async close(committed?: number): Promise<void> {
     // A save still running describes an earlier length: wait for it, then save what the file holds now.

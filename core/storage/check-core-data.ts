@@ -25,8 +25,8 @@ export function checkCoreData(data: CoreData, file: string): void {
       }
     }
   }
-  // archive_bytes is missing from the documents of versions before the archive (it then counts as 0).
-  for (const [field, optional] of [['history_bytes', false], ['archive_bytes', true]] as const) {
+  // archive_bytes and waiting_bytes are missing from the documents of versions before those files (they count as 0).
+  for (const [field, optional] of [['history_bytes', false], ['archive_bytes', true], ['waiting_bytes', true]] as const) {
     const bytes = fields[field];
     if (optional && bytes === undefined) continue;
     if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0) {

@@ -13,6 +13,7 @@ export interface CoreData {
   schema_version: 1;
   /** Pending queue items; decided ones live in the decided history (queue-history.jsonl). */
   queue: Record<string, QueueItem>;
+  /** Wishlist items from their first download on; those still waiting for it live in wishlist-waiting.jsonl. */
   wishlist: Record<string, WishlistItem>;
   downloads: Record<string, Download>;
   jobs: Record<string, Job>;
@@ -23,6 +24,8 @@ export interface CoreData {
   history_bytes: number;
   /** The acknowledged length of archive.jsonl (finished downloads, old jobs), likewise. */
   archive_bytes: number;
+  /** The acknowledged length of wishlist-waiting.jsonl (items waiting for their first download), likewise. */
+  waiting_bytes: number;
 }
 
 export const emptyCoreData = (): CoreData => ({
@@ -35,6 +38,7 @@ export const emptyCoreData = (): CoreData => ({
   recent: {},
   history_bytes: 0,
   archive_bytes: 0,
+  waiting_bytes: 0,
 });
 
 /** The keyed collections of CoreData: changes are logged record by record, and the snapshot holds a record a line. */

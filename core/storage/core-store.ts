@@ -13,6 +13,7 @@ import { CORE_COLLECTIONS, type CoreData } from './core-data.js';
 import type { JsonDocument } from './json-document.js';
 import { trackChanges, type DeepReadonly } from './track-changes.js';
 import { byCodeUnits } from '../sorting/code-unit-order.js';
+import { WaitingWishlist } from '../wishlist/waiting-wishlist.js';
 
 export type Emit = (type: EventType, data: DomainEvent['data']) => void;
 
@@ -22,11 +23,13 @@ export interface MutationTools {
   history: Pick<DecidedHistory, 'stageDecided' | 'stageRestored' | 'bytes'>;
   /** Finished downloads and old jobs. */
   archive: Pick<RecordArchive, 'stage'>;
+  /** Wishlist items waiting for their first download. */
+  waiting: Pick<WaitingWishlist, 'stageWaiting' | 'stageLeft' | 'has'>;
 }
 
 interface LineFile {
   file: AppendOnlyLines;
-  length: 'history_bytes' | 'archive_bytes';
+  length: 'history_bytes' | 'archive_bytes' | 'waiting_bytes';
 }
 
 // Enough for the dashboard's activity list.
@@ -57,15 +60,20 @@ export class CoreStore {
     private readonly events: EventBus,
     readonly history: DecidedHistory,
     readonly archive: RecordArchive,
+    readonly waiting: WaitingWishlist,
   ) {
     this.lineFiles = [
       { file: history, length: 'history_bytes' },
       { file: archive, length: 'archive_bytes' },
+      { file: waiting, length: 'waiting_bytes' },
     ];
     this.watch = new CollectionWatch(() => doc.data, DOMAIN_COLLECTIONS);
   }
 
-  /** Opens the store on the core document: checks its records, opens the decided history and the archive, moves old data over. */
+  /**
+   * Opens the store on the core document: checks its records, opens the decided history, the archive and the
+   * waiting wishlist, moves old data over.
+   */
   static async open(doc: JsonDocument<CoreData>, events: EventBus, dataDir: string): Promise<CoreStore> {
     checkCoreData(doc.data, doc.path);
     // Records are looked up by ids taken from URLs. Behind Object.prototype, an id like "toString" or
@@ -76,14 +84,22 @@ export class CoreStore {
       for (const field of CORE_COLLECTIONS) Object.setPrototypeOf(doc.data[field], null);
     };
     nullPrototypes();
-    const history = await DecidedHistory.open(join(dataDir, 'queue-history.jsonl'), doc.data.history_bytes);
-    // Documents of earlier versions have no archive yet.
+    // Documents of earlier versions have no archive or waiting list yet.
     if (!Object.hasOwn(doc.data, 'archive_bytes')) doc.data.archive_bytes = 0;
-    const archive = await RecordArchive.open(join(dataDir, 'archive.jsonl'), doc.data.archive_bytes).catch(async (err: unknown) => {
-      await history.close();
-      throw err;
-    });
-    const store = new CoreStore(doc, events, history, archive);
+    if (!Object.hasOwn(doc.data, 'waiting_bytes')) doc.data.waiting_bytes = 0;
+    const opened: AppendOnlyLines[] = [];
+    const openLines = async <F extends AppendOnlyLines>(opening: Promise<F>): Promise<F> => {
+      const file = await opening.catch(async (err: unknown) => {
+        for (const done of opened) await done.close();
+        throw err;
+      });
+      opened.push(file);
+      return file;
+    };
+    const history = await openLines(DecidedHistory.open(join(dataDir, 'queue-history.jsonl'), doc.data.history_bytes));
+    const archive = await openLines(RecordArchive.open(join(dataDir, 'archive.jsonl'), doc.data.archive_bytes));
+    const waiting = await openLines(WaitingWishlist.open(join(dataDir, 'wishlist-waiting.jsonl'), doc.data.waiting_bytes));
+    const store = new CoreStore(doc, events, history, archive, waiting);
     doc.beforeWrite(async () => {
       for (const { file } of store.lineFiles) await file.flush();
     });
@@ -135,12 +151,14 @@ export class CoreStore {
     const lengthsBefore = this.lineFiles.map(({ file }) => file.bytes);
     let result: T;
     try {
-      result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), { history: this.history, archive: this.archive });
+      const tools = { history: this.history, archive: this.archive, waiting: this.waiting };
+      result = change(data, (type, eventData) => emitted.push(this.events.record(type, eventData)), tools);
     } finally {
-      // Also when the change threw part-way: what it wrote stays in memory (and goes out with the next commit).
+      // Also when the change threw part-way: what it wrote stays in memory, and the lines it staged stay staged
+      // (both go out with the next commit).
+      for (const [i, { file, length }] of this.lineFiles.entries()) if (file.bytes !== lengthsBefore[i]) data[length] = file.bytes;
       touches.end();
     }
-    for (const [i, { file, length }] of this.lineFiles.entries()) if (file.bytes !== lengthsBefore[i]) data[length] = file.bytes;
     if (emitted.length > 0) this.keepRecent(emitted);
     if (!touched && emitted.length === 0) return result;
     try {
@@ -153,7 +171,7 @@ export class CoreStore {
     return result;
   }
 
-  /** Closes the decided history and the archive, saving their indexes (at shutdown). */
+  /** Closes the decided history, the archive and the waiting wishlist, saving their indexes (at shutdown). */
   async close(): Promise<void> {
     for (const { file, length } of this.lineFiles) await file.close(this.doc.data[length]);
   }
@@ -174,21 +192,28 @@ export class CoreStore {
   /**
    * Data written by earlier versions: decided queue items kept in the document move to the history, finished
    * downloads of albums no longer on the wishlist (kept in the document, the newest 1,000) move to the archive,
-   * and the dashboard's event list (one array rewritten at every commit) becomes a collection.
+   * wishlist items that never had a download move to the waiting wishlist, and the dashboard's event list (one
+   * array rewritten at every commit) becomes a collection.
    */
   private async moveOldData(): Promise<void> {
     const raw: object = this.doc.data; // read as a plain object: fields of older versions are not in CoreData
     const oldRecent: unknown = Reflect.get(raw, 'recent_events');
     const decided = Object.values(this.doc.data.queue).filter((item): item is QueueItem & { status: 'approved' | 'rejected' } => item.status !== 'pending');
-    const goneItems = new Set(Object.values(this.doc.data.downloads).map((d) => d.wishlist_id).filter((id) => !Object.hasOwn(this.doc.data.wishlist, id)));
-    if (decided.length === 0 && goneItems.size === 0 && oldRecent === undefined) return;
+    const downloaded = new Set(Object.values(this.doc.data.downloads).map((d) => d.wishlist_id));
+    const goneItems = new Set([...downloaded].filter((id) => !Object.hasOwn(this.doc.data.wishlist, id)));
+    const waiting = Object.values(this.doc.data.wishlist).filter((item) => item.status === 'wanted' && !downloaded.has(item.id));
+    if (decided.length === 0 && goneItems.size === 0 && waiting.length === 0 && oldRecent === undefined) return;
     decided.sort((a, b) => byCodeUnits(a.decided_at ?? '', b.decided_at ?? ''));
-    await this.mutate((data, _emit, { history, archive }) => {
+    await this.mutate((data, _emit, tools) => {
       for (const item of decided) {
-        history.stageDecided({ ...item });
+        tools.history.stageDecided({ ...item });
         delete data.queue[item.id];
       }
-      retireDownloadsOf(data, goneItems, archive);
+      retireDownloadsOf(data, goneItems, tools.archive);
+      for (const item of waiting) {
+        tools.waiting.stageWaiting(item);
+        delete data.wishlist[item.id];
+      }
       if (Array.isArray(oldRecent)) for (const event of oldRecent.slice(-RECENT_EVENTS).filter(isStoredEvent)) data.recent[event.id] = event;
     });
     if (oldRecent !== undefined) {

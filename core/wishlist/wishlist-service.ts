@@ -24,37 +24,56 @@ export class WishlistService {
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {}
 
-  list(filter: { limit: number; offset: number; status?: WishlistStatus }): { items: WishlistItem[]; total: number; limit: number; offset: number } {
+  /**
+   * A page of the wishlist: the items of the core document (being downloaded, downloaded, failed, or wanted again
+   * after a failed attempt), newest first, then those waiting for their first download, most recently added
+   * first. Only the waiting items the page shows are read from disk.
+   */
+  async list(filter: { limit: number; offset: number; status?: WishlistStatus }): Promise<{ items: WishlistItem[]; total: number; limit: number; offset: number }> {
+    const withWaiting = filter.status === undefined || filter.status === 'wanted';
+    // Both counts before the read from disk, during which an item may move from the waiting list to the document.
+    const inDocument = this.order.count(filter.status);
+    const total = inDocument + (withWaiting ? this.store.waiting.count : 0);
     const items = this.order.page(filter.offset, filter.limit, filter.status).flatMap((id) => this.store.data.wishlist[id] ?? []);
-    return { items, total: this.order.count(filter.status), limit: filter.limit, offset: filter.offset };
+    if (withWaiting && items.length < filter.limit) {
+      items.push(...(await this.store.waiting.page(Math.max(0, filter.offset - inDocument), filter.limit - items.length)));
+    }
+    return { items, total, limit: filter.limit, offset: filter.offset };
   }
 
-  /** Adds an item directly (skipping the queue). 409 when it is already wanted or owned. */
+  /** Adds an item directly (skipping the queue), to wait for its first download. 409 when it is already wanted or owned. */
   async add(candidate: Candidate): Promise<WishlistItem> {
     const existing = this.known.findWanted(candidate);
     if (existing !== undefined) throw new ConflictError('this album is already on the wishlist', { wishlist_id: existing });
     if (this.library.owns(candidate)) throw new ConflictError('this album is already in the library', {});
-    return this.store.mutate((data) => {
+    return this.store.mutate((_data, _emit, { waiting }) => {
       const item = wishlistItemFrom(candidate, { id: this.newId(), added_at: new Date(this.clock.now()).toISOString() });
-      data.wishlist[item.id] = item;
-      this.known.addWanted(item);
+      waiting.stageWaiting(item);
       return item;
     });
   }
 
   /** Removes an item (and forgets its downloads); fires `wishlist_removed`. */
   async remove(id: string): Promise<WishlistItem> {
-    return this.store.mutate((data, emit) => {
+    // A waiting item's record is on disk: read before the mutation, which runs synchronously.
+    const waitingItem = this.store.data.wishlist[id] ? undefined : await this.store.waiting.get(id);
+    return this.store.mutate((data, emit, { waiting }) => {
       const item = data.wishlist[id];
-      if (!item) throw new NotFoundError('wishlist item', id);
-      delete data.wishlist[id];
-      this.known.removeWanted(item);
-      emit('wishlist_removed', eventDataOf(item));
-      return item;
+      if (item) {
+        delete data.wishlist[id];
+        this.known.removeWanted(item);
+        emit('wishlist_removed', eventDataOf(item));
+        return item;
+      }
+      // Handed to the download client while its record was read, it is in the document (above); else it is gone.
+      if (!waitingItem || !waiting.has(id)) throw new NotFoundError('wishlist item', id);
+      waiting.stageLeft(waitingItem);
+      emit('wishlist_removed', eventDataOf(waitingItem));
+      return waitingItem;
     });
   }
 
   counts(): Record<WishlistStatus, number> {
-    return { wanted: this.order.count('wanted'), downloading: this.order.count('downloading'), downloaded: this.order.count('downloaded'), failed: this.order.count('failed') };
+    return { wanted: this.order.count('wanted') + this.store.waiting.count, downloading: this.order.count('downloading'), downloaded: this.order.count('downloaded'), failed: this.order.count('failed') };
   }
 }

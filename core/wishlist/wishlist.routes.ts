@@ -13,7 +13,7 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
   return [
     route({
       method: 'get', path: '/wishlist', tag: 'wishlist', access: 'viewer',
-      summary: 'Wishlist items, newest first',
+      summary: 'Wishlist items: those with a download (newest first), then those waiting for one (most recently added first)',
       query: Type.Object(
         {
           limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),

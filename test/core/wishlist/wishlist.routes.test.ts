@@ -45,19 +45,24 @@ const list = (app: StartedApp, query = '') => api<Page<WishlistItem>>(app.baseUr
 const poll = (app: StartedApp) => app.crateflow.container.resolve(JobScheduler).runNow('download_poll');
 
 describe('GET /api/v1/wishlist', () => {
-  it('lists newest first with limit, offset and an exact total', async (t) => {
-    const { app, clock } = await freshApp(t);
+  it('lists the items with a download first, then those waiting for one, each newest first, with limit, offset and an exact total', async (t) => {
+    const { app, clock } = await freshApp(t, 1);
     for (const album of ['One', 'Two', 'Three', 'Four', 'Five']) {
       await want(app, { artist: 'Band', album });
       await clock.advance(1000);
     }
+    // One download at a time: One is handed to the client at once, the other four wait (in wishlist-waiting.jsonl).
+    await eventually(async () => ((await list(app, '?status=downloading')).body.total === 1 ? true : undefined), 5000, 'the hand-off of One');
     const first = await list(app, '?limit=2');
     assert.deepEqual([first.body.total, first.body.limit, first.body.offset], [5, 2, 0]);
-    assert.deepEqual(first.body.items.map((i) => i.album), ['Five', 'Four']);
+    assert.deepEqual(first.body.items.map((i) => [i.album, i.status]), [['One', 'downloading'], ['Five', 'wanted']]);
+    assert.deepEqual((await list(app, '?limit=2&offset=2')).body.items.map((i) => i.album), ['Four', 'Three']);
     const last = await list(app, '?limit=2&offset=4');
-    assert.deepEqual(last.body.items.map((i) => i.album), ['One']);
+    assert.deepEqual(last.body.items.map((i) => i.album), ['Two']);
     assert.equal(last.body.total, 5);
     assert.deepEqual((await list(app, '?offset=5')).body.items, []);
+    const wanted = await list(app, '?status=wanted&offset=1&limit=2');
+    assert.deepEqual([wanted.body.total, wanted.body.items.map((i) => i.album)], [4, ['Four', 'Three']]);
   });
 
   it('filters by status as items move from wanted to downloading to downloaded', async (t) => {

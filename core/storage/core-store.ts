@@ -84,9 +84,6 @@ export class CoreStore {
       for (const field of CORE_COLLECTIONS) Object.setPrototypeOf(doc.data[field], null);
     };
     nullPrototypes();
-    // Documents of earlier versions have no archive or waiting list yet.
-    if (!Object.hasOwn(doc.data, 'archive_bytes')) doc.data.archive_bytes = 0;
-    if (!Object.hasOwn(doc.data, 'waiting_bytes')) doc.data.waiting_bytes = 0;
     const opened: AppendOnlyLines[] = [];
     const openLines = async <F extends AppendOnlyLines>(opening: Promise<F>): Promise<F> => {
       const file = await opening.catch(async (err: unknown) => {

@@ -173,4 +173,25 @@ describe('CoreStore and the waiting wishlist', () => {
     t.after(() => again.close());
     assert.deepEqual([again.waiting.count, again.waiting.has('w1'), again.data.wishlist.w1?.status], [1, false, 'downloading']);
   });
+
+  it('keeps counting the file after the first commit of an upgraded document fails (its snapshot has no length for the file)', async (t) => {
+    const dir = await tempDir(t);
+    const earlier = { ...emptyCoreData(), history_bytes: 0 } as Partial<CoreData>;
+    delete earlier.archive_bytes;
+    delete earlier.waiting_bytes;
+    await writeFile(join(dir, 'crateflow.json'), JSON.stringify(earlier));
+    const { doc, store } = await openStore(dir);
+    let failing = true;
+    doc.beforeWrite(async () => {
+      if (failing) throw new Error('no space left on device');
+    });
+    await assert.rejects(store.mutate((_data, _emit, { waiting }) => waiting.stageWaiting(item(1))), /could not be saved/);
+    failing = false;
+    assert.deepEqual([store.data.waiting_bytes, store.waiting.bytes, store.waiting.count], [0, 0, 0]);
+    await store.mutate((_data, _emit, { waiting }) => waiting.stageWaiting(item(2)));
+    await store.close();
+    const { store: again } = await openStore(dir);
+    t.after(() => again.close());
+    assert.deepEqual([again.waiting.count, again.waiting.has('w2'), again.waiting.has('w1')], [1, true, false]);
+  });
 });

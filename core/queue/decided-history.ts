@@ -74,9 +74,10 @@ export class DecidedHistory extends AppendOnlyLines {
   /** Decided items with `status`, newest decision first. */
   async page(status: DecidedStatus, offset: number, limit: number): Promise<HistoryPage> {
     const list = this.byStatus[status];
-    const items: QueueItem[] = [];
-    for (let i = list.length - 1 - offset; i >= 0 && items.length < limit; i--) items.push(await this.readItem(this.lineOffsets.at(list.at(i))));
-    return { items, total: list.length };
+    const offsets: number[] = [];
+    for (let i = list.length - 1 - offset; i >= 0 && offsets.length < limit; i--) offsets.push(this.lineOffsets.at(list.at(i)));
+    const total = list.length; // before the read, during which a decision may be made or withdrawn
+    return { items: (await this.readLinesAt(offsets)).map((line) => parseRecord(line, this.path)), total };
   }
 
   /** Records a decision (call inside a store mutation; it counts once the mutation commits). */

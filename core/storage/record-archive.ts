@@ -62,12 +62,10 @@ export class RecordArchive extends AppendOnlyLines {
   /** Archived records of `collection` matching `filters`, the most recently archived first. */
   async page<T>(collection: ArchivedCollection, filters: ArchiveFilters, offset: number, limit: number, isRecord: (value: unknown) => value is T): Promise<T[]> {
     const list = this.lists.get(listKey(collection, filters));
-    const items: T[] = [];
-    if (!list) return items;
-    for (let i = list.length - 1 - offset; i >= 0 && items.length < limit; i--) {
-      items.push(this.recordOf(await this.readLine(this.lineOffsets.at(list.at(i))), isRecord));
-    }
-    return items;
+    if (!list) return [];
+    const offsets: number[] = [];
+    for (let i = list.length - 1 - offset; i >= 0 && offsets.length < limit; i--) offsets.push(this.lineOffsets.at(list.at(i)));
+    return (await this.readLinesAt(offsets)).map((line) => this.recordOf(line, isRecord));
   }
 
   /** The archived record of `collection` with `id`, if any. */

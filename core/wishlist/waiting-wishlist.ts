@@ -181,9 +181,8 @@ export class WaitingWishlist extends AppendOnlyLines {
 
   /** The records of `entries`, chosen before the first read: items that stop waiting meanwhile are still read as they were. */
   private async readItems(entries: readonly number[]): Promise<WishlistItem[]> {
-    const items: WishlistItem[] = [];
-    for (const entry of entries) items.push(await this.readItem(entry));
-    return items;
+    const lines = await this.readLinesAt(entries.map((entry) => this.lineOffsets.at(entry)));
+    return lines.map((line) => parseRecord(line, this.path));
   }
 
   private async readItem(entry: number): Promise<WishlistItem> {

@@ -74,6 +74,20 @@ describe('WaitingWishlist', () => {
     assert.deepEqual(await answers(list), { ...staged, visited: 8, firstVisited: ['w1', 'w2', 'w4'] });
   });
 
+  it('reads a page in one go when its lines lie close together, and line by line when they do not or are not written yet', async (t) => {
+    const list = await WaitingWishlist.open(join(await tempDir(t), 'wishlist-waiting.jsonl'), 0);
+    t.after(() => list.close());
+    const big = (n: number) => item(n, { album: `${n}:${'x'.repeat(100_000)}` });
+    for (let n = 0; n < 4; n++) list.stageWaiting(big(n));
+    for (let n = 4; n < 8; n++) list.stageWaiting(item(n));
+    await list.flush();
+    list.stageWaiting(item(8)); // staged, not yet in the file
+    const heads = (items: WishlistItem[]) => items.map((i) => i.album?.slice(0, 8));
+    assert.deepEqual(heads(await list.page(0, 6)), ['Album\t8', 'Album\t7', 'Album\t6', 'Album\t5', 'Album\t4', `3:${'x'.repeat(6)}`]);
+    assert.deepEqual(heads(await list.oldest(5)), ['0:xxxxxx', '1:xxxxxx', '2:xxxxxx', '3:xxxxxx', 'Album\t4']);
+    assert.equal((await list.oldest(1))[0]?.album?.length, 100_002);
+  });
+
   it('takes an album back after it left, and its second line stands', async (t) => {
     const list = await WaitingWishlist.open(join(await tempDir(t), 'wishlist-waiting.jsonl'), 0);
     t.after(() => list.close());

@@ -97,7 +97,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('  bare node:http, same JSON, req/s', (f) => rps(f.barePage)),
       row('  crateflow / bare', (f) => percent(f.page.requestsPerSecond, f.barePage.requestsPerSecond)),
       row('  p99 ms', (f) => f.page.p99Ms),
-      row('GET /wishlist?limit=50 (newest first), req/s', (f) => rps(f.wishlistPage)),
+      row('GET /wishlist?limit=50 (first page), req/s', (f) => rps(f.wishlistPage)),
       row('  bare node:http, same JSON, req/s', (f) => rps(f.bareWishlistPage)),
       row('  crateflow / bare', (f) => percent(f.wishlistPage.requestsPerSecond, f.bareWishlistPage.requestsPerSecond)),
       row('POST /queue/{id}/approve, each id once, req/s', (f) => approvals(f.byId, f)),
@@ -113,7 +113,7 @@ export async function run(options: BenchOptions = { quick: false }): Promise<voi
       row('load average (1 min) when measured', (f) => f.load.toFixed(2)),
     ],
     [
-      'approved albums: downloaded and filed in the library (the sync took them off the wishlist; their finished downloads, written by the store code after the fill, are in archive.jsonl), except in the "none downloaded" column, where all stay on the wishlist',
+      'approved albums: downloaded and filed in the library (the sync took them off the wishlist; their finished downloads, written by the store code after the fill, are in archive.jsonl), except in the "none downloaded" column, where all stay on the wishlist (all but the few handed to the download client wait in wishlist-waiting.jsonl, and a page reads them from disk)',
       `approvals are persisted: each 200 comes after its change is on disk; each pending item is approved once (half by id, half by mbid), within ${scale.approveSeconds} s each`,
       'bytes per add: growth of the whole data dir (snapshots and change logs alike), so it holds whatever files the store keeps',
       `bundle built by esbuild in ${bundle.ms} ms; figures taken while other work runs on the same cores are not comparable (see the load averages)`,

@@ -125,7 +125,11 @@ describe('resource limits and secrets under attack', () => {
     rows.push(['5 MiB bodies (5)', `${fives.filter((r) => r.status.includes('413') && r.error === null).length}/5 read 413 with no reset; errors: ${fives.map((r) => r.error ?? '-').join(',')}`]);
     rows.push(['declared 1 GiB', `${huge.status}; closed after ${(huge.written / MiB).toFixed(1)} MiB sent (${huge.error ?? 'clean close'})`]);
     for (const r of fives) assert.deepEqual([r.status.slice(0, 12), r.error], ['HTTP/1.1 413', null]);
-    assert.match(huge.status, /413/);
+    // Past the discard bound (16 MiB) the 413 goes out with Connection: close and the service ends the connection
+    // while the client is still sending, so a reset may reach the client before it reads the answer (README: a
+    // client sending gigabytes is not owed a graceful close; CI once saw EPIPE and nothing read). What must hold:
+    // the connection ends after a bounded read, and an answer, when one was read, is the 413.
+    assert.ok(huge.status === '' || huge.status.includes('413'), `declared 1 GiB answered ${huge.status}`);
     assert.ok(huge.written < 64 * MiB);
   });
 

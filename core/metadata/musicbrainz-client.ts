@@ -78,14 +78,17 @@ export class MusicBrainzClient implements MusicBrainz {
 
   /**
    * All pages of the browse, ordered by first release date (unknown last), then title: MusicBrainz re-sorts each
-   * page by MBID, so its order means nothing across pages (§4).
+   * page by MBID, so its order means nothing across pages (§4). Each group carries its whole artist credit
+   * ("A & B"): a browse lists collaborations under each credited artist (§6.2), but sends the credit only when
+   * asked with `inc=artist-credits` (§5, `Serializer/ReleaseGroup.pm`). The inc is part of the URL, so part of the
+   * cache key: answers cached without credits are never read back as if they had them.
    */
   async releaseGroupsOfArtist(artistMbid: string, types: readonly string[] = []): Promise<ReleaseGroup[] | undefined> {
     const artist = mbid(artistMbid);
     if (!artist) return undefined;
     const groups: ReleaseGroup[] = [];
     for (let offset = 0; ; offset += PAGE) {
-      const params: Record<string, string> = { artist, limit: String(PAGE), offset: String(offset) };
+      const params: Record<string, string> = { artist, inc: 'artist-credits', limit: String(PAGE), offset: String(offset) };
       if (types.length > 0) params['type'] = types.map((type) => type.toLowerCase()).join('|');
       const body = await this.requester.get('artistReleaseGroups', 'release-group', params);
       if (!body) return offset === 0 ? undefined : groups;

@@ -1,4 +1,5 @@
 import { definePlugin, isRecord, normalizeName, PLUGIN_API_VERSION, resolveArtist, StorageCache, type MusicBrainz, type ResolvedArtist, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
+import { creditOf, isKnown } from './album-credit.js';
 import { NewReleasesConfig } from './new-releases-config.schema.js';
 import { NewReleasesCursor } from './new-releases-cursor.js';
 import { isInWindow, releaseWindow } from './release-window.js';
@@ -14,7 +15,7 @@ const DAY = 24 * 60 * 60 * 1000;
 export default definePlugin({
   manifest: { name: 'source-new-releases', kind: 'source', apiVersion: PLUGIN_API_VERSION, configSchema: NewReleasesConfig, version: '1.0.0', uses: ['musicbrainz'] },
   create: ({ config, clock, storage, log, musicbrainz }) => {
-    if (!musicbrainz) throw new Error('source-new-releases needs the server\'s MusicBrainz client (sdk 1.2; set metadata.contact)');
+    if (!musicbrainz) throw new Error('source-new-releases needs the server\'s MusicBrainz client, which Crateflow offers from sdk 1.2 on');
     const mb: MusicBrainz = musicbrainz;
     const cursor = new NewReleasesCursor(storage);
     const artistCache = new StorageCache(storage, clock, 'artist/', config.cache_days * DAY, config.max_artists);
@@ -39,6 +40,7 @@ export default definePlugin({
         if (state.after !== undefined) log.info({ after: state.after, window: state.window }, 'resuming an unfinished run');
         await cursor.save(state);
         const library = (await run.libraryArtists()).slice(0, config.max_artists);
+        if (library.length === 0) run.explain?.('your library is empty, so there are no artists to follow: add albums and sync the library');
         const mostOwned = Math.max(1, ...library.map((artist) => artist.albums));
         // Normalised-name order: stable across runs and library syncs, so "after" means the same artists on resume.
         const artists = library.map((artist) => ({ artist, key: normalizeName(artist.name) })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -57,10 +59,12 @@ export default definePlugin({
             if (group.primaryType !== 'Album' || (!config.include_secondary_types && group.secondaryTypes.length > 0)) continue;
             if (!isInWindow(group.firstReleaseDate, state.window)) continue;
             const mbid = group.mbid.toLowerCase();
-            if (seen.has(mbid) || run.known({ mbid, artist: artist.name, album: group.title })) continue;
+            // The whole credit ("A & B") is the album's artist; the library artist browsed is only why it came up.
+            const credit = creditOf(group, found?.name ?? artist.name);
+            if (seen.has(mbid) || isKnown(run, mbid, group.title, credit, artist.name)) continue;
             seen.add(mbid);
             batch.push({
-              artist: group.artistCredit ?? found?.name ?? artist.name, album: group.title, type: 'album', mbid,
+              artist: credit, album: group.title, type: 'album', mbid,
               year: Number(group.firstReleaseDate?.slice(0, 4)),
               // Every new album is wanted; one by an artist you own more of a little more.
               score: Math.round((0.5 + (0.5 * artist.albums) / mostOwned) * 1000) / 1000,

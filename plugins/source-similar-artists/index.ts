@@ -1,5 +1,6 @@
 import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, ListenBrainzApi, normalizeName, numberField, PLUGIN_API_VERSION, resolveArtist, StorageCache, stringField } from '@crateflow/sdk';
 import type { JsonValue, MusicBrainz, ResolvedArtist, SourceCandidate, SourceRun } from '@crateflow/sdk';
+import { creditOf, isKnown } from './album-credit.js';
 import { LastFmApi } from './lastfm-api.js';
 import { SimilarArtistsConfig, similarArtistsConfigProblems } from './similar-artists-config.schema.js';
 import { SimilarArtistsCursor, type SimilarArtistsRun } from './similar-artists-cursor.js';
@@ -18,7 +19,7 @@ export default definePlugin({
   manifest: { name: 'source-similar-artists', kind: 'source', apiVersion: PLUGIN_API_VERSION, configSchema: SimilarArtistsConfig, version: '1.0.0', uses: ['musicbrainz'] },
   checkConfig: similarArtistsConfigProblems,
   create: ({ config, http, clock, storage, log, musicbrainz }) => {
-    if (!musicbrainz) throw new Error('source-similar-artists needs the server\'s MusicBrainz client (sdk 1.2; set metadata.contact)');
+    if (!musicbrainz) throw new Error('source-similar-artists needs the server\'s MusicBrainz client, which Crateflow offers from sdk 1.2 on');
     const mb: MusicBrainz = musicbrainz;
     const listenbrainz = new ListenBrainzApi({ http, clock, baseUrl: config.listenbrainz_url, token: config.token, timeoutMs: config.timeout_ms });
     const lastfm = config.api_key ? new LastFmApi(http, { url: config.lastfm_url, apiKey: config.api_key, timeoutMs: config.timeout_ms }) : undefined;
@@ -103,16 +104,23 @@ export default definePlugin({
       const groups = (await mb.releaseGroupsOfArtist(mbid, ['album'])) ?? [];
       const seeds = orderedSeeds(entry);
       const candidates: SourceCandidate[] = [];
+      // albums_per_artist bounds the artist's albums the user has been offered, not this run's additions: an album
+      // already known (owned, queued, wished for, rejected) or proposed under another artist this run takes a
+      // place too, or every run would add the artist's next album.
+      let offered = 0;
       for (const group of groups) {
-        if (candidates.length >= config.albums_per_artist) break;
+        if (offered >= config.albums_per_artist) break;
         // shared/reference/musicbrainz-api.md §6.2: `type=album` includes compilations, live albums and soundtracks.
         if (group.primaryType !== 'Album' || (!config.include_secondary_types && group.secondaryTypes.length > 0)) continue;
+        offered++;
         const mbidOfGroup = group.mbid.toLowerCase();
-        if (seen.has(mbidOfGroup) || run.known({ mbid: mbidOfGroup, artist: name, album: group.title })) continue;
+        // The whole credit ("A & B") is the album's artist; the similar artist browsed is only why it came up.
+        const credit = creditOf(group, name);
+        if (seen.has(mbidOfGroup) || isKnown(run, mbidOfGroup, group.title, credit, name)) continue;
         seen.add(mbidOfGroup);
         const year = Number(group.firstReleaseDate?.slice(0, 4));
         candidates.push({
-          artist: group.artistCredit ?? name, album: group.title, type: 'album', mbid: mbidOfGroup, ...(Number.isInteger(year) && group.firstReleaseDate ? { year } : {}),
+          artist: credit, album: group.title, type: 'album', mbid: mbidOfGroup, ...(Number.isInteger(year) && group.firstReleaseDate ? { year } : {}),
           score,
           reasons: [{
             kind: 'similar-artists',
@@ -138,6 +146,9 @@ export default definePlugin({
           const seeds = await chooseSeeds(run);
           if (!seeds || seeds.length === 0) {
             log.info({ seeds: config.seeds }, 'no seed artists yet: nothing to compare with');
+            run.explain?.(config.seeds === 'library'
+              ? 'your library is empty, so there are no artists to start from: add albums (and sync the library) or set seeds: listenbrainz with a ListenBrainz user'
+              : `ListenBrainz has no top artists for ${config.user ?? ''} yet (its statistics are computed daily for users with listens)`);
             run.progress(0, 0);
             return;
           }

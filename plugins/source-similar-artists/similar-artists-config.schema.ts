@@ -24,7 +24,7 @@ export const SimilarArtistsConfig = Type.Object(
     }),
     max_seeds: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'seed artists per run: each costs one ListenBrainz (and one Last.fm) request, cached for cache_days' }),
     similar_per_seed: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'similar artists kept per seed, most similar first' }),
-    albums_per_artist: Type.Integer({ minimum: 1, maximum: 20, default: 2, description: 'studio albums proposed per similar artist, earliest first' }),
+    albums_per_artist: Type.Integer({ minimum: 1, maximum: 20, default: 2, description: 'a similar artist\'s earliest studio albums considered; known ones (owned, queued, wished for, rejected) count, so later runs do not add the next one' }),
     include_secondary_types: Type.Boolean({ default: false, description: 'also propose albums with secondary types (compilations, live, soundtracks)' }),
     min_score: Type.Number({ minimum: 0, maximum: 1, default: 0, description: 'skip artists scoring below this (1 is the run\'s most similar artist)' }),
     max_candidates: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'albums proposed per run at most' }),

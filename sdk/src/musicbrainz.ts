@@ -1,7 +1,7 @@
 /**
  * MusicBrainz as the server offers it to plugins (`context.musicbrainz`): one client per server, shared by every
- * plugin, that keeps MusicBrainz's etiquette for you (at most one request a second on average, a User-Agent with
- * the operator's contact, backoff on 503, a disk cache with TTLs). Never call musicbrainz.org yourself: two
+ * plugin, that keeps MusicBrainz's etiquette for you (at most one request a second on average, a User-Agent naming
+ * Crateflow and its address, backoff on 503, a disk cache with TTLs). Never call musicbrainz.org yourself: two
  * clients on one address break the rate limit for both.
  *
  * Lookups answer `undefined` for an MBID MusicBrainz does not know (404). A merged MBID answers with the entity
@@ -14,7 +14,10 @@
 export interface MusicBrainz {
   /** Release groups matching a title (and optionally an artist and primary type), best score first. */
   searchReleaseGroups(query: ReleaseGroupQuery): Promise<ReleaseGroupHit[]>;
-  /** Every release group crediting the artist (all browse pages), optionally only some types (`album`, `ep`, …). */
+  /**
+   * Every release group crediting the artist anywhere in its credit (all browse pages), optionally only some types
+   * (`album`, `ep`, …), each with its whole artist credit: a collaboration says "A & B" whichever of them was browsed.
+   */
   releaseGroupsOfArtist(artistMbid: string, types?: readonly string[]): Promise<ReleaseGroup[] | undefined>;
   /** One release group with its artist credit, first release date and types. */
   releaseGroup(mbid: string): Promise<ReleaseGroup | undefined>;
@@ -54,6 +57,11 @@ export interface TracklistTrack {
 export interface ReleaseGroupQuery {
   readonly title: string;
   readonly artist?: string;
+  /**
+   * With no `artist`: also match release groups whose artist credit matches `title`, as a search box does with
+   * what a person typed ("Low" finds albums by Low, not only albums called Low). Optional (sdk 1.x, additive).
+   */
+  readonly orArtist?: boolean;
   /** Lower-case primary type, e.g. `album`. */
   readonly primaryType?: string;
   /** 1–100 (default 25). */
@@ -74,7 +82,10 @@ export interface ReleaseGroup {
   readonly secondaryTypes: readonly string[];
   /** `1997`, `1997-06` or `1997-06-16`; undefined when unknown (MusicBrainz sends `""` or leaves it out). */
   readonly firstReleaseDate: string | undefined;
-  /** The credit as printed (`A & B`); undefined when the answer carried no credit (browse pages). */
+  /**
+   * The credit as printed (`A & B`: each credited name and its join phrase); undefined when the answer carried no
+   * credit (a client that does not ask MusicBrainz for it).
+   */
   readonly artistCredit: string | undefined;
   readonly artists: readonly CreditedArtist[];
 }

@@ -59,6 +59,21 @@ describe('source-new-releases', () => {
     }
   });
 
+  it('proposes a collaboration under its whole credit ("A & B"), naming the library artist it was found under only as the seed', async (t) => {
+    const world = await startSourceWorld(t);
+    const source = await openSource(t, world, { first_run_days: 730 });
+    const found = await collect(source, libraryRun(world.catalogue));
+    const collaborations = found.filter((candidate) => (world.catalogue.releaseGroup(candidate.mbid)?.credit.length ?? 0) > 1);
+    assert.ok(collaborations.length > 0, 'the window holds a collaboration of two library artists');
+    for (const candidate of found) {
+      const credit = world.catalogue.releaseGroup(candidate.mbid)?.credit ?? [];
+      assert.equal(candidate.artist, credit.map((part) => part.name + part.joinphrase).join(''), `${candidate.album} keeps its whole credit`);
+      const seed = candidate.reasons[0]?.refs[0];
+      assert.ok(seed && credit.some((part) => part.artist.id === seed.mbid && part.name === seed.name), 'the seed is one of the credited artists');
+    }
+    assert.match(collaborations[0]?.artist ?? '', / & /);
+  });
+
   it('with secondary types included, proposes compilations and live albums but never an undated album', async (t) => {
     const world = await startSourceWorld(t);
     const source = await openSource(t, world, { first_run_days: 3650, include_secondary_types: true });

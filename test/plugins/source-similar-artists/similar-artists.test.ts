@@ -85,6 +85,38 @@ describe('source-similar-artists', () => {
     }
   });
 
+  it('proposes a collaboration under its whole credit ("A & B"), the seeds only in the reason', async (t) => {
+    const world = await startSourceWorld(t, { similarity: table });
+    const { source } = await openSource(t, world, { albums_per_artist: 20 });
+    const found = await collect(source, libraryRun(world));
+    const collaborations = found.filter((candidate) => (world.catalogue.releaseGroup(candidate.mbid)?.credit.length ?? 0) > 1);
+    assert.ok(collaborations.length > 0, 'the similar artists have collaborations');
+    for (const candidate of found) {
+      const credit = world.catalogue.releaseGroup(candidate.mbid)?.credit ?? [];
+      assert.equal(candidate.artist, credit.map((part) => part.name + part.joinphrase).join(''), `${candidate.album} keeps its whole credit`);
+    }
+    const seeds = new Set([0, 1, 2].map((index) => artist(world.catalogue, index).id));
+    assert.ok(collaborations.every((candidate) => candidate.reasons[0]?.refs.every((ref) => ref.mbid !== undefined && seeds.has(ref.mbid))), 'the refs name the seeds');
+  });
+
+  it('counts known albums toward albums_per_artist: a second run adds no next album of an artist whose first is known', async (t) => {
+    const world = await startSourceWorld(t, { similarity: table });
+    const first = await collect((await openSource(t, world, { albums_per_artist: 1 })).source, libraryRun(world));
+    assert.equal(first.length, 4, 'one album of each similar artist');
+    const again = await collect((await openSource(t, world, { albums_per_artist: 1 })).source,
+      libraryRun(world, { known: first.map((candidate): [string, KnownAs] => [candidate.mbid, 'queue']) }));
+    assert.deepEqual(again.map((candidate) => `${candidate.artist} — ${candidate.album}`), []);
+
+
+    // The same with the first album of the best-ranked artist owned, filed by name under that artist.
+    const [top, ...others] = first;
+    assert.ok(top);
+    const owned = new FakeSourceRun({ ...library(world.catalogue), knownByName: [...library(world.catalogue).knownByName, [artist(world.catalogue, 4).name, top.album ?? '', 'library'] as const] });
+    const fresh = await startSourceWorld(t, { similarity: table });
+    const withOwned = await collect((await openSource(t, fresh, { albums_per_artist: 1 })).source, owned);
+    assert.deepEqual(withOwned.map((candidate) => candidate.mbid), others.map((candidate) => candidate.mbid), 'no later album of the artist whose first is owned');
+  });
+
   it('seeds from ListenBrainz top artists, and a 204 there is a clean run with nothing', async (t) => {
     const world = await startSourceWorld(t, { similarity: table });
     const { source } = await openSource(t, world, { seeds: 'listenbrainz', user: 'rob', max_seeds: 3, albums_per_artist: 1 });

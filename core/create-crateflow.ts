@@ -156,7 +156,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
-  routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url, notice: config.ui.notice }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...webhookRoutes({ webhooks: new GuardedWebhookAdmin(webhookAdmin.provider, plugins, config.events.sink_timeout_ms, () => clock.now()) }));
   routes.push(
     ...statsRoutes({

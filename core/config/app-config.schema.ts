@@ -92,7 +92,16 @@ const Auth = Type.Object(
   { additionalProperties: true, default: {} },
 );
 
-const Ui = Type.Object({ auth: Auth }, { additionalProperties: false, default: {} });
+const Ui = Type.Object(
+  {
+    auth: Auth,
+    notice: Type.Optional(Type.String({
+      minLength: 1, maxLength: 500,
+      description: 'a line of plain text shown at the top of every page, sign-in included (npm run demo says its services are fakes)',
+    })),
+  },
+  { additionalProperties: false, default: {} },
+);
 
 export const CORE_DOWNLOAD_KEYS = ['type', 'poll_interval', 'max_active'] as const;
 const DownloadClientBlock = Type.Object(

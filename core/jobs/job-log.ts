@@ -51,7 +51,7 @@ export class JobLog {
     this.live.set(id, { ...this.live.get(id), ...report });
   }
 
-  async finish(id: string, summary: Record<string, number>): Promise<void> {
+  async finish(id: string, summary: Record<string, number>, fields: { note?: string } = {}): Promise<void> {
     this.live.delete(id);
     await this.store.mutate((data) => {
       const job = data.jobs[id];
@@ -59,6 +59,7 @@ export class JobLog {
       job.status = 'completed';
       job.finished_at = this.now();
       job.summary = summary;
+      if (fields.note !== undefined) job.note = fields.note;
     });
   }
 

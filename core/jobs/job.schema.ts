@@ -24,6 +24,7 @@ export const Job = Type.Object(
       description: 'counts; a source run: added, duplicate, owned, rejected_before, invalid (so far, while it runs)',
     }),
     error: Type.Optional(Type.String()),
+    note: Type.Optional(Type.String({ description: 'a run that added nothing: why, in words (the source\'s own explanation, else what its counts say)' })),
     source: Type.Optional(Type.String({ description: 'source_run: the name of the source' })),
     progress: Type.Optional(JobProgress),
     eta: Type.Optional(Type.String({ description: 'while running, when the job is expected to finish (from its progress so far)' })),

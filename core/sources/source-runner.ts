@@ -17,6 +17,7 @@ import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import { addCandidates, emptyRunCounts, type RunCounts } from './add-candidates.js';
 import { configuredSources, type ConfiguredSource } from './configured-source.js';
 import { estimateEnd } from './estimate-end.js';
+import { explainEmptyRun } from './explain-empty-run.js';
 import { SourceState } from './source-state.js';
 
 export const SOURCE_RUN_JOB = 'source_run';
@@ -165,7 +166,8 @@ export class SourceRunner {
     const startedMs = this.clock.now();
     const counts: RunCounts = emptyRunCounts();
     const invalidLogged = { count: 0 };
-    const run = this.runFor(source, job.id, startedMs);
+    const explained: { text?: string } = {};
+    const run = this.runFor(source, job.id, startedMs, explained);
     let stopping = false;
     try {
       for await (const batch of source.plugin.instance.discover(run)) {
@@ -190,7 +192,8 @@ export class SourceRunner {
     try {
       await this.state.completed(source.name, finishedAt);
       this.release(source.name);
-      await this.jobs.finish(job.id, { ...counts });
+      const note = explainEmptyRun(counts, explained.text);
+      await this.jobs.finish(job.id, { ...counts }, note === undefined ? {} : { note });
       this.log.info({ source: source.name, ...counts }, 'source run finished');
       return { status: 'completed' };
     } catch (err: unknown) {
@@ -201,7 +204,7 @@ export class SourceRunner {
     }
   }
 
-  private runFor(source: ConfiguredSource, jobId: string, startedMs: number): SourceRun {
+  private runFor(source: ConfiguredSource, jobId: string, startedMs: number, explained: { text?: string }): SourceRun {
     let artists: Promise<readonly LibraryArtist[]> | undefined;
     return {
       signal: this.shutdown,
@@ -215,6 +218,9 @@ export class SourceRunner {
       },
       libraryArtists: () => (artists ??= this.library.artists()),
       known: (candidate) => this.knownAs(candidate),
+      explain: (text) => {
+        if (typeof text === 'string') explained.text = text;
+      },
     };
   }
 

@@ -42,6 +42,7 @@ export default definePlugin({
       if (!body) {
         // §3.1: 204 is "not computed yet" (new accounts, between model runs): a clean run with nothing to propose.
         log.info({ user: config.user }, 'ListenBrainz has no recommendations for this user yet');
+        run.explain?.(`ListenBrainz has not computed recommendations for ${config.user} yet (it does for users with enough listens, a few times a week)`);
         return undefined;
       }
       const recordings = readRecommendations(body).filter((item) => !(config.skip_listened && item.listened)).slice(0, config.max_recordings);

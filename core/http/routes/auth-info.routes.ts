@@ -4,10 +4,11 @@ import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
 import { AuthInfo } from './auth.schema.js';
 
 /** The public description of who a request is: no secrets, no session token. */
-export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null, logoutUrl?: string) {
+export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null, shown: { logoutUrl?: string; notice?: string } = {}) {
   const role = identity ? authenticator.roleOf(identity) : undefined;
   return {
-    ...(logoutUrl !== undefined ? { logout_url: logoutUrl } : {}),
+    ...(shown.logoutUrl !== undefined ? { logout_url: shown.logoutUrl } : {}),
+    ...(shown.notice !== undefined ? { notice: shown.notice } : {}),
     enabled: authenticator.enabled,
     type: authenticator.type,
     authenticated: identity !== null,
@@ -24,13 +25,13 @@ export function authInfoOf(authenticator: RequestAuthenticator, identity: Identi
 }
 
 /** `GET /auth/info`: public; who this request is, and how the server authenticates. Never anything secret. */
-export function authInfoRoutes(deps: { authenticator: RequestAuthenticator; logoutUrl?: string }): RouteSpec[] {
+export function authInfoRoutes(deps: { authenticator: RequestAuthenticator; logoutUrl?: string; notice?: string }): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/auth/info', tag: 'auth', access: 'public', identifyOptional: true,
       summary: 'Authentication mode and the identity of this request',
       response: AuthInfo,
-      handle: ({ identity }) => authInfoOf(deps.authenticator, identity, deps.logoutUrl),
+      handle: ({ identity }) => authInfoOf(deps.authenticator, identity, deps),
     }),
   ];
 }

@@ -16,6 +16,7 @@ export const AuthInfo = Type.Object(
     authenticated: Type.Boolean(),
     user: Type.Union([Type.Null(), AuthUser]),
     logout_url: Type.Optional(Type.String({ description: 'proxy mode: where the UI\'s "Sign out" link leads (ui.auth.logout_url)' })),
+    notice: Type.Optional(Type.String({ description: 'ui.notice: a line the UI shows at the top of every page' })),
   },
   { $id: 'AuthInfo' },
 );

@@ -98,6 +98,14 @@ export interface SourceRun {
   libraryArtists(): Promise<readonly LibraryArtist[]>;
   /** Where the server already has this release group, or undefined: skip known ones to save requests. */
   known(candidate: { readonly mbid?: string; readonly artist: string; readonly album?: string }): KnownAs | undefined;
+  /**
+   * Says, in words a person reads, why this run proposes nothing (or little): shown with the run on the Sources
+   * page and the empty queue. The last call wins. Optional (sdk 1.3): feature-detect with `run.explain?.(…)`.
+   *
+   * @example
+   * if (artists.length === 0) run.explain?.('your library is empty, so there are no artists to start from: add albums');
+   */
+  explain?(text: string): void;
 }
 
 /**

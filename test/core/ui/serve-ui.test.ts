@@ -31,7 +31,7 @@ describe('serveUi()', () => {
   after(() => app.close());
 
   it('answers every page path with the shell and security headers', async () => {
-    for (const path of ['/', '/login', '/queue', '/wishlist', '/downloads', '/library', '/webhooks']) {
+    for (const path of ['/', '/login', '/queue', '/wishlist', '/downloads', '/library', '/sources', '/webhooks']) {
       const res = await get(app.baseUrl, path, { accept: 'text/html' });
       assert.equal(res.status, 200, path);
       assert.match(res.body, /<script type="module" src="\/assets\/main.js"><\/script>/);

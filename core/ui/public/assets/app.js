@@ -13,6 +13,7 @@ import { QueuePage } from './pages/queue.js';
 import { WishlistPage } from './pages/wishlist.js';
 import { DownloadsPage } from './pages/downloads.js';
 import { LibraryPage } from './pages/library.js';
+import { SourcesPage } from './pages/sources.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { NoRolePage } from './pages/no-role.js';
 
@@ -43,6 +44,7 @@ const PAGES = {
   '/wishlist': { title: 'Wishlist', component: WishlistPage },
   '/downloads': { title: 'Downloads', component: DownloadsPage },
   '/library': { title: 'Library', component: LibraryPage },
+  '/sources': { title: 'Sources', component: SourcesPage },
   '/webhooks': { title: 'Webhooks', component: WebhooksPage },
 };
 
@@ -128,9 +130,9 @@ export function App() {
         <button type="button" class="btn" onClick=${loadInfo}>Check again</button></main>`;
     }
     if (!onLoginPage) return html`<p class="boot">Loading Crateflow…</p>`;
-    return html`<${LoginPage} note=${sessionNote} onSignedIn=${(/** @type {AuthInfo} */ next) => {
+    return html`<${SiteNotice} text=${info.notice} /><${LoginPage} note=${sessionNote} onSignedIn=${(/** @type {AuthInfo} */ next) => {
       setSessionNote('');
-      setInfo(next);
+      setInfo(keepNotice(next));
     }} /><${Toasts} />`;
   }
   if (onLoginPage) return html`<p class="boot">Loading Crateflow…</p>`;
@@ -138,9 +140,25 @@ export function App() {
 
   const session = sessionOf(info);
   const Page = page ? page.component : NotFound;
-  return html`<${Layout} session=${session} path=${path} onSignedOut=${(/** @type {AuthInfo} */ next) => setInfo(next)}>
+  return html`<${SiteNotice} text=${info.notice} /><${Layout} session=${session} path=${path} onSignedOut=${(/** @type {AuthInfo} */ next) => setInfo(keepNotice(next))}>
     <${Page} session=${session} params=${params} />
   </${Layout}><${Toasts} />`;
+
+  /**
+   * The login and logout answers describe the session only; the page-wide notice came with the first /auth/info.
+   * @param {AuthInfo} next
+   */
+  function keepNotice(next) {
+    return info?.notice === undefined ? next : { ...next, notice: info.notice };
+  }
+}
+
+/**
+ * `ui.notice` from the config, above every page (the demo says its music services are local fakes).
+ * @param {{ text: string | undefined }} props
+ */
+function SiteNotice({ text }) {
+  return text ? html`<div class="site-notice" role="note" data-testid="site-notice">${text}</div>` : null;
 }
 
 function NotFound() {

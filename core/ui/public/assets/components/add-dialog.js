@@ -14,11 +14,11 @@ const PAUSE_MS = 300;
 
 /**
  * The button that opens the dialog, and the dialog. `onAdded` runs after an album was added (the page reloads).
- * @param {{ onAdded?: () => void, label?: string }} props
+ * @param {{ onAdded?: () => void, label?: string, primary?: boolean }} props
  */
-export function AddButton({ onAdded, label = 'Add' }) {
+export function AddButton({ onAdded, label = 'Add', primary = true }) {
   const [open, setOpen] = useState(false);
-  return html`<button type="button" class="btn btn-primary btn-add" aria-haspopup="dialog" onClick=${() => setOpen(true)}>${label}</button>
+  return html`<button type="button" class=${primary ? 'btn btn-primary btn-add' : 'btn btn-add'} aria-haspopup="dialog" onClick=${() => setOpen(true)}>${label}</button>
     ${open ? html`<${AddDialog} onClose=${() => setOpen(false)} onAdded=${onAdded} />` : null}`;
 }
 

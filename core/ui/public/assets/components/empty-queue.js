@@ -17,6 +17,9 @@ export function EmptyQueue({ canAdd, canRun, onAdded }) {
   const sources = useResource((signal) => getSources(signal), 'sources');
   const [starting, setStarting] = useState('');
   const list = sources.data?.items ?? [];
+  // The main action of an empty queue: run a source now (the first enabled one), when there is one to run.
+  const firstSource = canRun ? list.find((s) => s.enabled) : undefined;
+  const quietRuns = list.filter((s) => !s.running && s.last_run?.status === 'completed' && s.last_run.note);
 
   /** @param {SourceView} source */
   async function run(source) {
@@ -40,7 +43,12 @@ export function EmptyQueue({ canAdd, canRun, onAdded }) {
       <li><strong>The API</strong>: anything that can send <code>POST /api/v1/queue</code> with an artist and album, or a MusicBrainz id.</li>
       <li><strong>Node-RED</strong>: the Crateflow nodes propose albums from your own flows.</li>
     </ul>
-    ${canAdd ? html`<div class="button-row"><${AddButton} onAdded=${onAdded} label="Add an album" /></div>` : null}
+    ${firstSource || canAdd ? html`<div class="button-row">
+      ${firstSource ? html`<button type="button" class="btn btn-primary" data-testid="run-first-source" disabled=${Boolean(firstSource.running) || starting === firstSource.name}
+        onClick=${() => run(firstSource)}>${firstSource.running ? `${firstSource.name} is running…` : `Run ${firstSource.name} now`}</button>` : null}
+      ${canAdd ? html`<${AddButton} onAdded=${onAdded} label="Add an album" primary=${!firstSource} />` : null}
+    </div>` : null}
+    ${quietRuns.map((s) => html`<p key=${s.name} class="muted" data-testid="source-note">The last run of <strong>${s.name}</strong> added nothing: ${s.last_run?.note}.</p>`)}
     <details class="empty-queue-setup" open=${!sources.loading && list.length === 0}>
       <summary>Set up a source</summary>
       <${ErrorNotice} error=${sources.error} onRetry=${sources.reload} />

@@ -13,6 +13,7 @@ const NAV = [
   ['/wishlist', 'Wishlist'],
   ['/downloads', 'Downloads'],
   ['/library', 'Library'],
+  ['/sources', 'Sources'],
   ['/webhooks', 'Webhooks'],
 ];
 

@@ -102,6 +102,7 @@ export interface PreviewTrack {
   title: string;
   artist: string;
   position?: number;
+  disc?: number;
   duration_s?: number;
   preview_url: string;
   source: string;

@@ -47,7 +47,8 @@ export class DeezerApi {
     if (error === undefined) return body;
     const code = isRecord(error) ? numberField(error, 'code') : undefined;
     const message = (isRecord(error) && stringField(error, 'message')) || 'no message';
-    if (code === QUOTA_EXCEEDED) throw new RetryLaterError('Deezer refused: quota exceeded (50 requests per 5 s from this address)', { retryAfterMs: QUOTA_WAIT_MS });
+    // The quota is per public address, so other devices behind it can spend it however slowly we ask (§1).
+    if (code === QUOTA_EXCEEDED) throw new RetryLaterError('Deezer refused: quota exceeded (50 requests per 5 s, shared by every device behind this public address)', { retryAfterMs: QUOTA_WAIT_MS });
     if (code === SERVICE_BUSY) throw new RetryLaterError(`Deezer is busy: ${message}`, { retryAfterMs: BUSY_WAIT_MS });
     if (code === NO_DATA) return undefined;
     throw new Error(`Deezer refused ${path}: ${message} (code ${code ?? 'none'})`);

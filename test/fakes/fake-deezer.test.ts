@@ -32,8 +32,53 @@ describe('fake Deezer', () => {
     assert.ok(items(title).some((album) => album['id'] === original?.id), 'found, though not necessarily first: ranking is by popularity');
     const byArtist = items(await get(`${fake.url}/search/album?q=${encodeURIComponent(`artist:"${original?.artist.name ?? ''}"`)}&limit=100`));
     assert.notEqual(byArtist[0]?.['id'], original?.id, 'the original album is outranked');
-    assert.ok(byArtist.slice(0, 3).some((album) => album['record_type'] === 'compile'), 'a compilation ranks near the top');
+    const firstCompilation = byArtist.findIndex((album) => album['record_type'] === 'compile');
+    assert.ok(firstCompilation >= 0 && firstCompilation < byArtist.findIndex((album) => album['id'] === original?.id), 'a compilation ranks above the original');
     assert.ok(byArtist.some((album) => isJsonObject(album['artist']) && album['artist']['name'] === 'Tribute Ensemble'));
+  });
+
+  it('files a collaboration under its lead artist only, naming everyone in the contributors of /album/{id} alone', async (t) => {
+    const fake = await start(t, { quota: false });
+    const collaboration = fake.albums.find((album) => album.contributors.length > 1);
+    const [lead, guest] = collaboration?.contributors ?? [];
+    assert.ok(collaboration && lead && guest);
+    const hits = items(await get(`${fake.url}/search/album?q=${encodeURIComponent(`artist:"${lead.name} & ${guest.name}" album:"${collaboration.title}"`)}`));
+    const hit = hits.find((album) => album['id'] === collaboration.id);
+    assert.ok(hit, 'the whole credit still finds it (fuzzy artist match)');
+    assert.deepEqual([isJsonObject(hit['artist']) && hit['artist']['name'], 'contributors' in hit], [lead.name, false]);
+    assert.notEqual(hits[0]?.['id'], collaboration.id, 'a same-named album by a namesake of the lead ranks first');
+    const album = await get(`${fake.url}/album/${collaboration.id}`);
+    const contributors = Array.isArray(album['contributors']) ? album['contributors'].filter(isJsonObject) : [];
+    assert.deepEqual(contributors.map((artist) => [artist['name'], artist['role']]), [[lead.name, 'Main'], [guest.name, 'Main']]);
+  });
+
+  it('numbers tracks per disc with track_position and disk_number in /album/{id}/tracks', async (t) => {
+    const fake = await start(t, { quota: false });
+    const twoDiscs = fake.albums.find((album) => album.tracks.some((track) => track.disk === 2));
+    assert.ok(twoDiscs);
+    const tracks = items(await get(`${fake.url}/album/${twoDiscs.id}/tracks`));
+    assert.deepEqual(tracks.map((track) => `${String(track['disk_number'])}-${String(track['track_position'])}`),
+      [...Array.from({ length: 9 }, (_, i) => `1-${i + 1}`), ...Array.from({ length: 8 }, (_, i) => `2-${i + 1}`)]);
+  });
+
+  it('lists a deluxe, a clean and the explicit edition as separate albums, the louder ones first, and labels remasters in the title', async (t) => {
+    const fake = await start(t, { quota: false });
+    const deluxe = fake.albums.find((album) => album.title.endsWith(' (Deluxe Edition)'));
+    assert.ok(deluxe);
+    const title = deluxe.title.replace(' (Deluxe Edition)', '');
+    const hits = items(await get(`${fake.url}/search/album?q=${encodeURIComponent(`artist:"${deluxe.artist.name}" album:"${title}"`)}`));
+    assert.deepEqual(hits.filter((album) => album['title'] === title || album['title'] === deluxe.title).map((album) => [album['title'], album['explicit_lyrics']]),
+      [[deluxe.title, true], [title, false], [title, true]]);
+    assert.ok(fake.albums.some((album) => album.title.endsWith(' (Remastered)')));
+  });
+
+  it('refuses the next answers with error 4 when other devices spent the shared quota, however slowly we ask', async (t) => {
+    const fake = await start(t);
+    fake.spendQuotaElsewhere(2, 1);
+    const album = `${fake.url}/album/${fake.albums[0]?.id ?? 0}`;
+    assert.equal('error' in (await get(album)), false, 'answered first');
+    for (let i = 0; i < 2; i++) assert.deepEqual(await get(album), { error: { type: 'Exception', message: 'Quota limit exceeded', code: 4 } });
+    assert.equal('error' in (await get(album)), false, 'and again once the others are done');
   });
 
   it('pages with index and limit (25 by default, 100 at most) and absolute next links that vanish on the last page', async (t) => {

@@ -59,6 +59,18 @@ describe('config: sources', () => {
     assert.deepEqual(problems, ['sources[0].use: plugin "scripted-library" is a library plugin, but this block needs a source plugin']);
   });
 
+  it('refuses a schedule longer than ten years at sources[N].schedule, suggesting manual', async () => {
+    const problems = await problemsOf([
+      { name: 'yearly', use: SCRIPTED_SOURCE, schedule: '3650d', ...files },
+      { name: 'never', use: SCRIPTED_SOURCE, schedule: '3651d', ...files },
+      { name: 'typo', use: SCRIPTED_SOURCE, schedule: '99999999999999999999d', ...files },
+    ]);
+    assert.deepEqual(problems, [
+      'sources[1].schedule: must be at most 3650d (ten years), got "3651d"; write "manual" for a source that runs only when started through the API',
+      'sources[2].schedule: must be at most 3650d (ten years), got "99999999999999999999d"; write "manual" for a source that runs only when started through the API',
+    ]);
+  });
+
   it('refuses a name that cannot appear in a URL, and a schedule that is not a duration', async () => {
     const problems = await problemsOf([{ name: 'My Picks', use: SCRIPTED_SOURCE, schedule: 'daily', ...files }]);
     assert.ok(problems.some((p) => p.startsWith('sources[0].name: ')), problems.join('\n'));

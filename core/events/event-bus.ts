@@ -166,5 +166,6 @@ function withoutUndefined(data: EventData): EventData {
   if (data.id !== undefined) clean.id = data.id;
   if (data.title !== undefined) clean.title = data.title;
   if (data.type !== undefined) clean.type = data.type;
+  if (data.in_library !== undefined) clean.in_library = data.in_library;
   return clean;
 }

@@ -26,6 +26,7 @@ export const BulkResult = Type.Object(
     count: Type.Integer({ minimum: 0 }),
     message: Type.String(),
     in_library: Type.Optional(Type.Integer({ minimum: 0, description: 'approved items the library already had: approved, not downloaded again' })),
+    wishlist_ids: Type.Optional(Type.Array(Type.String(), { description: 'approvals: the wishlist items they made or joined, in the order decided (none for albums the library had)' })),
   },
   { $id: 'BulkDecisionResult' },
 );

@@ -53,6 +53,7 @@ export const QueueItem = Type.Object(
     added_at: Type.String(),
     decided_at: Type.Optional(Type.String()),
     decided_by: Type.Optional(Type.String()),
+    wishlist_id: Type.Optional(Type.String({ description: 'approved: the wishlist item the approval made, or the one that already wanted the album (absent when the library had it)' })),
     in_library: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise). Pending: the library has the album now; approved: the library had it when approved, nothing was downloaded' })),
     wishlisted: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise), pending items only: the album is on the wishlist already (added there directly)' })),
     rejected_before: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise): the item was rejected once and restored, or another proposal of the same album was rejected' })),

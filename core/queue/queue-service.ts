@@ -139,18 +139,21 @@ export class QueueService {
   }
 
   /** Bulk decision: items that are not pending are skipped and not counted. */
-  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number }> {
+  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
     const ids = this.select(selection, decision);
     const result = await this.store.mutate((data, emit, tools) => {
       let count = 0;
       let owned = 0;
+      const wishlistIds: string[] = [];
       for (const id of ids) {
         const item = data.queue[id];
         if (!item) continue;
-        if (this.apply(data, emit, tools, item, decision, identity).in_library) owned++;
+        const decided = this.apply(data, emit, tools, item, decision, identity);
+        if (decided.in_library) owned++;
+        if (decided.wishlist_id !== undefined) wishlistIds.push(decided.wishlist_id);
         count++;
       }
-      return { count, owned };
+      return { count, owned, wishlistIds };
     });
     if (result.count > 0) this.pending.remove(ids);
     return result;
@@ -178,7 +181,7 @@ export class QueueService {
     const item = await this.store.mutate((data, emit, { history }) => {
       // Checked again inside the mutation: another request may have restored it while the record was read.
       if (this.store.history.statusOf(id) !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
-      const { decided_at: _at, decided_by: _by, in_library: _owned, ...rest } = decided;
+      const { decided_at: _at, decided_by: _by, in_library: _owned, wishlist_id: _wanted, ...rest } = decided;
       // Marked for good: whoever sees it pending again should know someone said no to it once.
       const restored: QueueItem = { ...rest, status: 'pending', rejected_before: true };
       history.stageRestored(restored);
@@ -235,15 +238,18 @@ export class QueueService {
     if (decision === 'approved') {
       // Owned already (the library synced while it waited): approved, but nothing to download.
       if (this.library.owns(item)) decided.in_library = true;
-      // An album added to the wishlist directly while it waited here is already wanted: no second download.
-      else if (this.known.findWanted(item) === undefined) {
-        waiting.stageWaiting(wishlistItemFrom(item, { id: this.newId(), added_at: decidedAt, queue_id: item.id }));
+      else {
+        // An album added to the wishlist directly while it waited here is already wanted: no second download.
+        const wanted = this.known.findWanted(item);
+        decided.wishlist_id = wanted ?? this.newId();
+        if (wanted === undefined) waiting.stageWaiting(wishlistItemFrom(item, { id: decided.wishlist_id, added_at: decidedAt, queue_id: item.id }));
       }
     }
     delete data.queue[item.id];
     this.known.removePending(item);
     history.stageDecided(decided);
-    emit(decision === 'approved' ? 'queue_approved' : 'queue_rejected', event);
+    // A chat bot answers "already in your library" from the event alone (CONTRACT §7: queue_approved gains in_library).
+    emit(decision === 'approved' ? 'queue_approved' : 'queue_rejected', decision === 'approved' ? { ...event, in_library: decided.in_library === true } : event);
     return decided;
   }
 

@@ -37,7 +37,7 @@ const PendingQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
     offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
     sort: Type.Union([Type.Literal('added_at'), Type.Literal('score'), Type.Literal('artist'), Type.Literal('year')], { default: 'added_at' }),
-    order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], { default: 'desc' }),
+    order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { description: 'default: asc (A–Z) for sort=artist, desc (newest, best, latest first) otherwise' })),
     source: Type.Optional(Type.String({ maxLength: 100, description: 'only items from this source' })),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'words that must all appear in artist, album, title or source' })),
     hide_owned: Type.Boolean({ default: false, description: 'leave out albums already in the library or on the wishlist' }),
@@ -53,7 +53,8 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       summary: 'Pending candidates, paged, sorted and filtered',
       query: PendingQuery,
       response: PendingPage,
-      handle: ({ query }) => queue.pendingPage(query),
+      // A name sorts A–Z by default; times, scores and years newest or best first.
+      handle: ({ query }) => queue.pendingPage({ ...query, order: query.order ?? (query.sort === 'artist' ? 'asc' : 'desc') }),
     }),
     route({
       method: 'get', path: '/queue/sources', tag: 'queue', access: 'viewer',
@@ -72,10 +73,12 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       body: Type.Union([ProposedCandidate, Type.Array(ProposedCandidate, { minItems: 1, maxItems: MAX_BATCH })]),
       errors: [503, 507],
       response: AddResult,
-      handle: async ({ body }) => {
+      handle: async ({ body, identity }) => {
         const batch = Array.isArray(body);
         const candidates = await intake.resolve(batch ? body : [body], (index) => (batch ? `body[${index}]` : 'body'));
-        return queue.add(candidates);
+        // Without a source of its own, an item says who proposed it: the API key's name (a bot, a flow), else "api".
+        const proposer = identity?.via === 'api-key' ? identity.name : 'api';
+        return queue.add(candidates.map((candidate) => (candidate.source === undefined ? { ...candidate, source: proposer } : candidate)));
       },
     }),
     route({
@@ -98,9 +101,9 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       body: ApproveSelection,
       response: BulkResult,
       handle: async ({ body, identity }) => {
-        const { count, owned } = await queue.decideMany(body, 'approved', identity);
+        const { count, owned, wishlistIds } = await queue.decideMany(body, 'approved', identity);
         const note = owned > 0 ? ` (${owned} already in the library, not downloaded again)` : '';
-        return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}${note}`, ...(owned > 0 ? { in_library: owned } : {}) };
+        return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}${note}`, ...(owned > 0 ? { in_library: owned } : {}), wishlist_ids: wishlistIds };
       },
     }),
     route({

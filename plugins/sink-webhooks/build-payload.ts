@@ -15,6 +15,7 @@ interface PayloadData {
   id?: string;
   title?: string;
   type?: 'album' | 'track';
+  in_library?: boolean;
 }
 
 /**
@@ -30,6 +31,8 @@ export function buildPayload(event: DomainEvent): WebhookPayload {
   if (mbid !== undefined) data.mbid = mbid;
   if (event.type === 'download_completed' && download_path !== undefined) data.download_path = download_path;
   if (event.type === 'queue_added' && id !== undefined) data.id = id;
+  // An addition (CONTRACT §7): whether the approved album was in the library already, so nothing is downloaded.
+  if (event.type === 'queue_approved' && event.data.in_library !== undefined) data.in_library = event.data.in_library;
   // Additions (CONTRACT §6): a track item's events name the track; album events are unchanged.
   if (event.data.type === 'track') {
     data.type = 'track';

@@ -49,6 +49,7 @@ export const DomainEvent = Type.Object({
     id: Type.Optional(Type.String({ description: 'queue item id (queue_added only)' })),
     title: Type.Optional(Type.String({ description: 'the track title (track items only; an addition to the specification)' })),
     type: Type.Optional(Type.Union([Type.Literal('album'), Type.Literal('track')], { description: "'track' on events about a track item (an addition)" })),
+    in_library: Type.Optional(Type.Boolean({ description: 'queue_approved only: the library already had the album, so nothing is downloaded (an addition)' })),
   }),
 });
 export type DomainEvent = Static<typeof DomainEvent>;

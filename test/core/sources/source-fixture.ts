@@ -13,6 +13,8 @@ export interface SourceScript {
   hold_from?: number;
   fail?: string;
   retry_after_ms?: number;
+  /** Passed to run.explain(): why the run proposes nothing. */
+  explain?: string;
 }
 
 /** The files one scripted source is steered through, in a temp folder of its own. */

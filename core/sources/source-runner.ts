@@ -18,11 +18,10 @@ import { addCandidates, emptyRunCounts, type RunCounts } from './add-candidates.
 import { configuredSources, type ConfiguredSource } from './configured-source.js';
 import { estimateEnd } from './estimate-end.js';
 import { explainEmptyRun } from './explain-empty-run.js';
+import { sourceRetryDelayMs } from './source-retry-delay.js';
 import { SourceState } from './source-state.js';
 
 export const SOURCE_RUN_JOB = 'source_run';
-// A RetryLaterError without a hint: long enough not to hammer a service that is down, short next to a daily schedule.
-const DEFAULT_RETRY_MS = 15 * 60_000;
 // Invalid candidates logged per run; the job's `invalid` count has them all.
 const LOGGED_INVALID = 5;
 // A source's error message goes into the job log as it is, up to this length.
@@ -259,7 +258,7 @@ export class SourceRunner {
     const failure = new PluginError(source.plugin.name, 'discover', { cause: err });
     this.plugins.noteFailure(source.plugin, failure, new Date(this.clock.now()));
     const message = bounded(err instanceof Error ? err.message : String(err));
-    const retryAtMs = isRetryLaterError(err) ? this.clock.now() + (err.retryAfterMs ?? DEFAULT_RETRY_MS) : undefined;
+    const retryAtMs = isRetryLaterError(err) ? this.clock.now() + sourceRetryDelayMs(err.retryAfterMs) : undefined;
     this.log.error({ err: failure, source: source.name }, 'source run failed');
     await this.state.failed(source.name).catch((stateErr: unknown) => this.log.error({ err: stateErr, source: source.name }, 'could not record a failed source run'));
     this.release(source.name);

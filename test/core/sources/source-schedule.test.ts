@@ -132,6 +132,27 @@ describe('source schedule', () => {
     assert.equal(retried.next_run_at, new Date(clock.now() + 24 * HOUR).toISOString());
   });
 
+  it('waits a day at most for a retry hint, so a hint of 1e300 ms neither stops the server nor holds the source off for ever', async (t) => {
+    const clock = new ManualClock();
+    const files = await sourceFiles({ fail: 'ListenBrainz is busy', retry_after_ms: 1e300 });
+    const app = await startApp({ clock, config: { sources: [{ name: 'monthly', use: SCRIPTED_SOURCE, schedule: '30d', ...files.config }] } });
+    t.after(async () => {
+      await app.close();
+      await files.remove();
+    });
+    const failed = await endedRun(app, 'monthly');
+    assert.equal(failed.last_run.status, 'failed');
+    const retryAt = new Date(clock.now() + 24 * HOUR).toISOString();
+    assert.equal(failed.last_run.retry_at, retryAt);
+    assert.equal(failed.next_run_at, retryAt);
+
+    await files.script({ candidates: [] });
+    await clock.advance(24 * HOUR);
+    const retried = await endedRun(app, 'monthly', failed.last_run.id);
+    assert.equal(retried.last_run.status, 'completed');
+    assert.equal(retried.next_run_at, new Date(clock.now() + 30 * 24 * HOUR).toISOString());
+  });
+
   it('records a run stopped by a shutdown as interrupted and goes on from the source\'s cursor at the next start', async (t) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-source-shutdown-'));
     const files = await sourceFiles({ candidates: ['1', '2', '3', '4'].map((d) => candidate('Plaid', `Album ${d}`, d)), batch_size: 2, hold_from: 2 });

@@ -1,7 +1,8 @@
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { definePlugin, PLUGIN_API_VERSION, Type, type DownloadUpdate, type WantedItem } from '@crateflow/sdk';
 import { findCompleteFolder, folderActivity } from './find-complete-folder.js';
+import { prepareRequestTempDir } from './request-temp-dir.js';
 import { safeFileName } from './safe-file-name.js';
 
 const Config = Type.Object(
@@ -34,6 +35,14 @@ export default definePlugin({
     // times (rsync -a, cp -p) can leave old mtimes between files, so the file count and size must also have
     // stayed the same for the whole quiet period. Kept in memory: after a restart the quiet period restarts.
     const lastSeen = new Map<string, { files: number; bytes: number; since: number }>();
+    // Chosen once, at start (or at the first request, should a host call request() first); a failure is not kept,
+    // so a folder that could not be made (a share not yet mounted) is tried again at the next request.
+    let tempDir: Promise<string> | undefined;
+    const requestTempDir = (): Promise<string> =>
+      (tempDir ??= prepareRequestTempDir(requestsDir, log).catch((err: unknown) => {
+        tempDir = undefined;
+        throw err;
+      }));
 
     async function forget(ref: string): Promise<void> {
       lastSeen.delete(ref);
@@ -47,7 +56,7 @@ export default definePlugin({
 
     return {
       async start() {
-        await mkdir(requestsDir, { recursive: true });
+        await requestTempDir();
         await mkdir(completeDir, { recursive: true });
       },
 
@@ -62,9 +71,13 @@ export default definePlugin({
           id: item.id, artist: item.artist, album: item.album, title: item.title, mbid: item.mbid, type: item.type, year: item.year,
           expected_dir: expectedDir, requested_at: new Date(clock.now()).toISOString(),
         };
+        // Written outside requests_dir and renamed in, so whatever watches requests_dir sees whole files only
+        // (issues #27, #28). The folders are made again in case someone removed them while the service ran.
+        const temp = join(await requestTempDir(), `${name}.tmp`);
         await mkdir(requestsDir, { recursive: true });
-        await writeFile(`${file}.tmp`, `${JSON.stringify(body, null, 2)}\n`);
-        await rename(`${file}.tmp`, file);
+        await mkdir(dirname(temp), { recursive: true });
+        await writeFile(temp, `${JSON.stringify(body, null, 2)}\n`);
+        await rename(temp, file);
         const ref = item.id;
         await storage.set(`request/${ref}`, { file } satisfies RequestRecord);
         return { ref };

@@ -34,7 +34,7 @@ describe('first start in a fresh folder (the service process)', () => {
     t.after(() => rm(cwd, { recursive: true, force: true }));
     await runUntilListening(cwd, 'server:\n  port: 0\n');
     assert.ok((await stat(join(cwd, 'music'))).isDirectory());
-    assert.deepEqual((await readdir(join(cwd, 'blackhole'))).sort(), ['complete', 'requests']);
+    assert.deepEqual((await readdir(join(cwd, 'blackhole'))).sort(), ['.requests.crateflow-tmp', 'complete', 'requests'], 'the blackhole folders, and the one its request files are written in before they are renamed into requests/');
     assert.ok((await stat(join(cwd, 'data'))).isDirectory());
   });
 

@@ -18,15 +18,16 @@ describe('DownloadService hand-off on approval', () => {
     assert.equal(added.status, 201);
     const id = added.body.items[0]?.id;
     assert.ok(id);
-    const approvedAt = Date.now();
     const approved = await api(app.baseUrl, 'POST', `/api/v1/queue/${id}/approve`);
     assert.equal(approved.status, 200);
 
+    // Only finished request files count: a watcher of requests_dir must never act on a half-written one (the
+    // blackhole writes its temp file elsewhere; the filter keeps this test about the hand-off either way). The wait
+    // is a liveness bound: well short of poll_interval (1h), far beyond what a loaded machine needs (issue #27).
     const files = await eventually(async () => {
-      const names = await readdir(requestsDir);
+      const names = (await readdir(requestsDir)).filter((name) => name.endsWith('.json'));
       return names.length > 0 ? names : undefined;
-    }, 5000);
-    assert.ok(Date.now() - approvedAt < 5000, 'handed off within seconds, not after poll_interval (1h)');
+    }, 60_000, 'a request file in requests_dir');
     assert.equal(files.length, 1);
     const request: unknown = JSON.parse(await readFile(join(requestsDir, files[0] ?? ''), 'utf8'));
     const expectedDir: unknown = typeof request === 'object' && request !== null ? Reflect.get(request, 'expected_dir') : undefined;

@@ -1,5 +1,6 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { watch } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -7,6 +8,7 @@ import type { DownloadClient, WantedItem } from '@crateflow/sdk';
 import { ManualClock, type MemoryStorage } from '@crateflow/sdk/testing';
 import blackhole from '@crateflow/download-blackhole';
 import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
+import { mountTmpfs } from '../../helpers/tmpfs-mount.js';
 
 const QUIET_MS = 15_000;
 
@@ -103,8 +105,51 @@ describe('download-blackhole plugin', () => {
       assert.ok(Buffer.byteLength(file) < 255, `${file} fits a file name`);
       assert.doesNotMatch(file, /[/\\\u0000\n]/);
     }
-    assert.deepEqual(await readdir(join(root, 'box')), ['complete', 'requests'], 'nothing was written next to requests_dir');
+    assert.deepEqual((await readdir(join(root, 'box'))).sort(), ['.requests.crateflow-tmp', 'complete', 'requests'], 'nothing but the temp folder was written next to requests_dir');
+    assert.deepEqual(await readdir(join(root, 'box', '.requests.crateflow-tmp')), [], 'every temp file was renamed into requests_dir');
     assert.deepEqual(await readdir(root), ['box']);
+  });
+
+  it('writes each request file outside requests_dir and renames it in, so a tool watching requests_dir sees only whole .json files', async (t) => {
+    const { client, requestsDir } = await setup(t);
+    const seen: string[] = [];
+    let last: () => void = () => undefined;
+    const lastArrived = new Promise<void>((resolve) => (last = resolve));
+    const watcher = watch(requestsDir, (_event, name) => {
+      if (name === null) return;
+      seen.push(name);
+      if (name === 'Low - Ones and Sixes [w3].json') last();
+    });
+    t.after(() => watcher.close());
+    for (const [i, album] of ['Double Negative', 'HEY WHAT', 'Ones and Sixes'].entries()) await client.request(item({ id: `w${i + 1}`, album }));
+    // inotify reports events in order: once the last file's event is here, every earlier one is too.
+    await lastArrived;
+    assert.ok(seen.length > 0);
+    assert.deepEqual(seen.filter((name) => !name.endsWith('.json')), [], `names seen in requests_dir: ${seen.join(', ')}`);
+    assert.deepEqual((await readdir(requestsDir)).sort(), ['Low - Double Negative [w1].json', 'Low - HEY WHAT [w2].json', 'Low - Ones and Sixes [w3].json']);
+  });
+
+  it('removes temp files a stop left between write and rename, at the next start', async (t) => {
+    const { root, recreate } = await setup(t);
+    const tempDir = join(root, 'box', '.requests.crateflow-tmp');
+    await writeFile(join(tempDir, 'Low - Double Negative [w1].json.tmp'), '{"id":"w1","art');
+    const restarted = await recreate();
+    await restarted.start?.();
+    assert.deepEqual(await readdir(tempDir), []);
+  });
+
+  it('writes temp files in a hidden subfolder of requests_dir when requests_dir is a mount of its own, so the rename stays atomic', async (t) => {
+    // A container volume mounted as requests_dir: the folder beside it is on another filesystem, where a rename
+    // into requests_dir would fail (EXDEV) or, done as a copy, show a half-written file.
+    const { root, disk: requestsDir } = await mountTmpfs(t, 'size=1m', 'requests');
+    const harness = createPluginTestContext(blackhole, { requests_dir: requestsDir, complete_dir: join(root, 'complete') });
+    t.after(() => harness.close());
+    const client = await blackhole.create(harness.context);
+    await client.start?.();
+    await client.request(item());
+    assert.deepEqual((await readdir(requestsDir)).sort(), ['.crateflow-tmp', 'Low - Double Negative [w1].json']);
+    assert.deepEqual(await readdir(join(requestsDir, '.crateflow-tmp')), []);
+    assert.deepEqual((await readdir(root)).sort(), ['complete', 'requests'], 'no temp folder left beside requests_dir');
   });
 
   it('gives absolute paths for relative folders: expected_dir in the request file and download_path when complete', async (t) => {

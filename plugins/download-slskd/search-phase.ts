@@ -36,7 +36,8 @@ export async function searchStep(deps: Deps, ref: string, record: DownloadRecord
   if (record.search_id === null) {
     if (pacing.waitMs() > 0) return 'searching';
     const id = randomUUID();
-    patch(record, { search_id: id, search_started_at: clock.now(), search_running_at: null, responses_pending_at: null });
+    const sentAt = clock.now();
+    patch(record, { search_id: id, search_started_at: sentAt, search_running_at: null, responses_pending_at: null });
     // Saved before the POST: after a crash in between, the next poll finds the search by this id (or a 404).
     await pacing.note();
     await save();
@@ -47,7 +48,9 @@ export async function searchStep(deps: Deps, ref: string, record: DownloadRecord
       responseLimit: config.search.response_limit,
       fileLimit: config.search.file_limit,
     });
-    log.info({ ref, search_id: id, search_text: text, started }, 'slskd search started');
+    // `sent_at` is the plugin's own time for the POST, the one the pacing spaced: where slskd receives it adds
+    // network and scheduling jitter, so the spacing of searches is checked (and diagnosed) from this value.
+    log.info({ ref, search_id: id, search_text: text, started, sent_at: sentAt }, 'slskd search started');
     return 'searching';
   }
   const id = record.search_id;

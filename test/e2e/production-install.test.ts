@@ -12,15 +12,14 @@ const run = promisify(execFile);
 const DEV_ONLY = ['tsx', 'typescript', 'playwright-core', 'node-red', 'autocannon'];
 
 /** `npm start` as a user runs it, in its own process group so that stopping it stops npm's child too. */
-async function npmStart(cwd: string, config: string): Promise<{ msToListening: number; stderr: string; port: number; stop(): Promise<void> }> {
-  const started = performance.now();
+async function npmStart(cwd: string, config: string): Promise<{ stderr: string; port: number; stop(): Promise<void> }> {
   const child = spawn('npm', ['start', '--silent', '--', '--config', config], { cwd, detached: true, stdio: 'pipe', env: { ...process.env, PORT: '' } });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A liveness bound only, to fail a hung start rather than wait for the suite timeout: how fast `npm start` listens
+  // is measured by bench/startup.bench.ts, because a loaded machine makes any tighter bound here flaky (issue #27).
   const { port } = await waitForListening(child, 120_000);
-  const msToListening = performance.now() - started;
   return {
-    msToListening,
     port,
     get stderr() {
       return stderr;
@@ -50,7 +49,7 @@ describe('a production install (git clone, npm ci --omit=dev, npm start)', { tim
     if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   });
 
-  it('starts without development tools, builds once, and starts again in well under 3 s without building', async () => {
+  it('starts without development tools, builds once, and starts again without building', async () => {
     for (const name of DEV_ONLY) assert.ok(!existsSync(join(clone, 'node_modules', name)), `${name} is installed by npm ci --omit=dev`);
     const config = join(dir, 'config.yaml');
     await writeFile(config, `server:\n  port: 0\nstorage:\n  dir: ${dir}/data\n`);
@@ -70,6 +69,5 @@ describe('a production install (git clone, npm ci --omit=dev, npm start)', { tim
     const second = await npmStart(clone, config);
     await second.stop();
     assert.doesNotMatch(second.stderr, /built/, 'nothing changed, nothing is built');
-    assert.ok(second.msToListening < 3000, `npm start took ${Math.round(second.msToListening)} ms to listen`);
   });
 });

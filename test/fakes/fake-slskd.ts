@@ -53,8 +53,6 @@ export interface FakeSlskdState {
   /** The next n POST /searches answer 429 as if another search were still being handled. */
   rejectNextSearches: number;
   peers: FakeSlskdPeer[];
-  /** When each search was accepted (ms since the epoch), kept after the search is deleted: to check spacing. */
-  readonly searchTimes: number[];
   readonly searches: FakeSlskdSearches;
   readonly transfers: FakeSlskdTransfers;
   readonly batches: FakeSlskdBatches;
@@ -101,7 +99,6 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
     apiKeyRevoked: false,
     rejectNextSearches: 0,
     peers,
-    searchTimes: [],
     searches: new FakeSlskdSearches(() => state.peers, options.searchCompletion ?? { afterPolls: 2 }, options.sqliteTimestamps ?? true, options.completionRaceReads ?? 2),
     transfers,
     batches: new FakeSlskdBatches(transfers),
@@ -147,7 +144,6 @@ export async function startFakeSlskd(options: FakeSlskdOptions): Promise<FakeSls
       if (!state.connected) return replyJson(res, 409, 'The server connection must be connected and logged in to perform a search (currently: Disconnected)');
       const started = state.searches.start(body);
       if (!started.ok) return replyJson(res, started.status ?? 400, started.message);
-      state.searchTimes.push(Date.now());
       replyJson(res, 200, state.searches.toJson(started.record, { includeResponses: false, fresh: true }));
     }],
     ['GET', 'searches', ({ res }) => replyJson(res, 200, state.searches.all().map((r) => state.searches.toJson(r, { includeResponses: false })))],

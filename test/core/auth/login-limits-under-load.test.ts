@@ -58,21 +58,30 @@ describe('login limits under concurrency', () => {
     assert.equal(counts.get(429), 90);
   });
 
-  it('bounds scrypt under a flood from 200 addresses: excess guesses get 429 at once and writes stay fast', async (t) => {
+  it('bounds scrypt under a flood from 200 addresses: excess guesses get 429 at once, and a write and /health are answered before the admitted guesses are hashed', async (t) => {
     const app = await start(t);
+    let answered = 0;
+    let firstRefusal: () => void = () => undefined;
+    const refused = new Promise<void>((resolve) => (firstRefusal = resolve));
     // 127.0.0.1 is a trusted proxy by default, so each X-Forwarded-For is a different client: no per-address limit applies.
     const flood = Promise.all(
-      Array.from({ length: 200 }, (_, i) => get(app, '/api/v1/plugins', { authorization: basic(`guess ${i}`), 'x-forwarded-for': `10.1.${Math.floor(i / 250)}.${i % 250}` })),
+      Array.from({ length: 200 }, async (_, i) => {
+        const answer = await get(app, '/api/v1/plugins', { authorization: basic(`guess ${i}`), 'x-forwarded-for': `10.1.${Math.floor(i / 250)}.${i % 250}` });
+        answered++;
+        if (answer.status === 429) firstRefusal();
+        return answer;
+      }),
     );
-    const started = performance.now();
+    // The probes go out once the flood is being refused (the check queue is full), not after some time: how long
+    // that takes depends on the machine's load, which a test cannot know (issue #27).
+    await Promise.race([refused, flood]);
     const write = await rawRequest(`http://127.0.0.1:${app.port}/api/v1/queue`, {
       method: 'POST',
       headers: { 'x-api-key': BOT_KEY, 'content-type': 'application/json' },
       body: JSON.stringify({ artist: 'During The Flood', album: 'Still Written' }),
     });
-    const writeMs = performance.now() - started;
     const health = await get(app, '/health', {});
-    const healthMs = performance.now() - started;
+    const answeredBeforeProbes = answered;
     const answers = await flood;
     const counts = countStatuses(answers);
     assert.equal(write.status, 201, write.text);
@@ -80,8 +89,10 @@ describe('login limits under concurrency', () => {
     assert.deepEqual([...counts.keys()].sort(), [401, 429], `only wrong-password and busy answers: ${JSON.stringify([...counts])}`);
     assert.ok((counts.get(429) ?? 0) >= 150, `most guesses were refused without hashing: ${JSON.stringify([...counts])}`);
     assert.ok(answers.filter((a) => a.status === 429).every((a) => a.headers['retry-after'] === '1'));
-    // Unbounded, the 200 scrypt runs held libuv's 4 threads for several seconds and the write's fsync waited behind them.
-    assert.ok(writeMs < 3000 && healthMs < 4000, `a write took ${writeMs.toFixed(0)} ms and /health answered after ${healthMs.toFixed(0)} ms during the flood`);
+    // Unbounded, the 200 scrypt runs held libuv's 4 threads and the write's fsync and /health waited behind all of
+    // them. Bounded, both are answered while admitted guesses still wait for their hash: an order, not a duration
+    // (how fast they are answered is a bench's business).
+    assert.ok(answeredBeforeProbes < answers.length, `the write and /health waited for all ${answers.length} guesses to be checked`);
   });
 
   it('accepts a correct API key from an address locked out by wrong passwords (a shared NAT)', async (t) => {

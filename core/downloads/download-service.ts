@@ -23,6 +23,10 @@ import type { Download } from './download.schema.js';
 import { isArchivedDownload, retireDownloadsOf } from './finished-downloads.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
+// The longest `retry_after_ms` a download client's failure is honoured with. A client's hint of 1e300 ms would make
+// `not_before` no date at all (toISOString throws mid-commit, and the item was tried again at once); a year is
+// longer than any wait a client means, and still a date people can read.
+const MAX_RETRY_AFTER_MS = 365 * 86_400_000;
 /** `poll`: the scheduled pass over everything; `hand-off`: only start and request what is wanted. */
 type Pass = 'poll' | 'hand-off';
 const ACTIVE: ReadonlySet<Download['state']> = new Set(['queued', 'searching', 'downloading']);
@@ -279,7 +283,7 @@ export class DownloadService {
       } else if (update.state === 'failed' && item) {
         if (update.retry_after_ms !== undefined) {
           item.status = 'wanted';
-          item.not_before = new Date(this.clock.now() + update.retry_after_ms).toISOString();
+          item.not_before = new Date(this.clock.now() + Math.min(update.retry_after_ms, MAX_RETRY_AFTER_MS)).toISOString();
         } else {
           item.status = 'failed';
         }

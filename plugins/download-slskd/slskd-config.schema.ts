@@ -1,6 +1,10 @@
 import { Type, type Static } from '@crateflow/sdk';
 import { DURATION_PATTERN } from './duration-ms.js';
 
+// A year: the server waits no longer than that after a failure (a longer wait would not be a date it can keep), so
+// config refuses more instead of shortening it silently.
+const MAX_RETRY_AFTER_MS = 365 * 86_400_000;
+
 const Search = Type.Object(
   {
     query_templates: Type.Array(Type.String({ minLength: 1 }), {
@@ -85,11 +89,13 @@ export const SlskdConfig = Type.Object(
     max_candidates: Type.Integer({ minimum: 1, maximum: 50, default: 8, description: 'how many of the best folders of a search are kept to fall back on' }),
     retry_after_no_results_ms: Type.Integer({
       minimum: 0,
+      maximum: MAX_RETRY_AFTER_MS,
       default: 6 * 3_600_000,
       description: 'when no search finds a usable folder, the item goes back to wanted and is tried again after this long',
     }),
     retry_after_all_failed_ms: Type.Integer({
       minimum: 0,
+      maximum: MAX_RETRY_AFTER_MS,
       default: 3_600_000,
       description: 'when every candidate folder failed (offline, rejected, broken files), the item is tried again after this long',
     }),

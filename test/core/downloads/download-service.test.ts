@@ -83,6 +83,18 @@ describe('DownloadService (the download_poll job)', () => {
     assert.equal((await s.wishlistItem(item.id))?.status, 'downloaded');
   });
 
+  it('waits a year at most after a failure with an absurd retry_after_ms, instead of trying again at once', async (t) => {
+    const s = await startScriptedDownloadsApp(t);
+    await s.script({ Low: { status: [{ state: 'failed', progress: 0, error: 'no search results', retry_after_ms: 1e300 }] } });
+    const item = await s.want('Low', 'Double Negative');
+    await s.poll();
+    await s.poll();
+    const back = await s.wishlistItem(item.id);
+    assert.deepEqual([back?.status, back?.not_before], ['wanted', new Date(s.clock.now() + 365 * 86_400_000).toISOString()]);
+    await s.poll();
+    assert.equal((await s.calls()).filter((c) => c.op === 'request').length, 1, 'not tried again before not_before');
+  });
+
   it('marks the item failed after a failure without retry_after_ms, until someone retries it', async (t) => {
     const s = await startScriptedDownloadsApp(t);
     await s.script({ Low: { status: [{ state: 'failed', progress: 0, error: 'user went offline' }] } });

@@ -2,6 +2,7 @@ import { createHttpClient, HttpRequestError, isRetryLaterError, type Clock, type
 import { readFile } from 'node:fs/promises';
 import type { MetadataConfig } from '../config/app-config.schema.js';
 import { NotFoundError } from '../errors/not-found-error.js';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { CoverArtStore, type CoverSize } from '../metadata/cover-art-store.js';
 import { CoverCacheBudget } from './cover-cache-budget.js';
@@ -80,6 +81,9 @@ export class CoverService {
           this.log.warn({ err, mbid }, 'the Cover Art Archive could not be reached');
           throw new UpstreamUnavailableError('Cover Art Archive', RETRY_AFTER_S, { cause: err });
         }
+        // The covers folder cannot be written (a full disk, a read-only mount): the cover cannot be kept, which is
+        // the server's trouble to report (503, logged), not a bug behind a 500 (issue #27).
+        if (isFileSystemError(err)) throw new ServiceUnavailableError('covers cannot be stored right now: the data dir is full or not writable', { cause: err });
         throw err;
       });
       if (stored === 'none') throw new NotFoundError('front cover of release group', mbid);
@@ -98,4 +102,9 @@ export class CoverService {
     await this.budget; // the folder's reading finishes before the data dir is let go
     await this.closeHttp();
   }
+}
+
+/** An error of a file system call (it names the call: open, write, rename…), such as ENOSPC or EROFS. */
+function isFileSystemError(err: unknown): boolean {
+  return err instanceof Error && 'syscall' in err && typeof err.syscall === 'string' && 'code' in err && typeof err.code === 'string';
 }

@@ -1,7 +1,7 @@
-import { isRetryLaterError, type Logger, type MusicBrainz, type ReleaseGroup } from '@crateflow/sdk';
+import type { Logger, MusicBrainz, ReleaseGroup } from '@crateflow/sdk';
 import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
-import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { ValidationError, type FieldProblem } from '../errors/validation-error.js';
+import { musicBrainzUnavailable } from './musicbrainz-unavailable.js';
 import type { Candidate } from '../queue/queue-item.schema.js';
 import type { ProposedCandidate } from '../queue/proposed-candidate.schema.js';
 import { coverUrlOf, creditOf, yearOf } from './release-group-fields.js';
@@ -45,9 +45,10 @@ export class CandidateResolver {
     for (const index of lookups) {
       const mbid = proposed[index]?.mbid ?? '';
       const group = await musicbrainz.releaseGroup(mbid).catch((err: unknown) => {
-        if (!isRetryLaterError(err)) throw err;
+        const unavailable = musicBrainzUnavailable(err);
+        if (!unavailable) throw err;
         this.log.warn({ err, mbid }, 'MusicBrainz could not be reached to look up a proposed mbid');
-        throw new UpstreamUnavailableError('MusicBrainz', 30, { cause: err });
+        throw unavailable;
       });
       if (group) found.set(index, group);
       else problems.push({ path: `${pathOf(index)}.mbid`, message: 'MusicBrainz knows no release group with this id: give a release group id, or artist and album' });

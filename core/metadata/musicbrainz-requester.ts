@@ -2,6 +2,7 @@ import { HttpRequestError, isRecord, RetryLaterError, type Clock, type HttpClien
 import type { DiskCache } from './disk-cache.js';
 import { MusicBrainzCacheTtls, type MusicBrainzCacheKind } from './musicbrainz-cache-ttls.js';
 import { MusicBrainzError } from './musicbrainz-error.js';
+import { MusicBrainzResponseLimits } from './musicbrainz-response-limits.js';
 import type { RequestPacer } from './request-pacer.js';
 import { retryAfterMs } from './retry-after.js';
 
@@ -55,7 +56,7 @@ export class MusicBrainzRequester {
   private shared(key: string, kind: MusicBrainzCacheKind, url: URL): Promise<Stored> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    const fetching = this.fetch(url).then(async (stored) => {
+    const fetching = this.fetch(url, MusicBrainzResponseLimits[kind]).then(async (stored) => {
       await this.options.cache.set(key, stored, stored.found ? MusicBrainzCacheTtls[kind] : MusicBrainzCacheTtls.notFound).catch((err: unknown) => {
         // Safe to continue: the answer is in hand; a full or read-only disk only costs a request next time.
         this.options.log.warn({ err, key }, 'could not store a MusicBrainz answer in the cache');
@@ -71,22 +72,26 @@ export class MusicBrainzRequester {
    * entity it was merged into) within `/ws/2` of the same origin; each hop is paced like any request. The answer is
    * cached under the MBID asked for, so the next lookup of the old MBID costs nothing.
    */
-  private async fetch(url: URL): Promise<Stored> {
+  private async fetch(url: URL, maxBytes: number): Promise<Stored> {
     let current = url;
     for (let redirects = 0; ; redirects++) {
-      const outcome = await this.fetchRetrying(current);
+      const outcome = await this.fetchRetrying(current, maxBytes);
       if (!('movedTo' in outcome)) return outcome;
       if (redirects >= MAX_REDIRECTS) throw new MusicBrainzError(`MusicBrainz redirected ${url.pathname} more than ${MAX_REDIRECTS} times`, 301);
       current = outcome.movedTo;
     }
   }
 
-  private async fetchRetrying(url: URL): Promise<Stored | Moved> {
+  private async fetchRetrying(url: URL, maxBytes: number): Promise<Stored | Moved> {
     const maxAttempts = this.options.maxAttempts ?? 4;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(url, attempt);
+      const outcome = await this.attempt(url, attempt, maxBytes);
       if (!('waitMs' in outcome)) return outcome;
-      if (attempt >= maxAttempts) {
+      // A wait longer than any backoff of ours (a Retry-After up to the honoured cap) still holds back every caller,
+      // as the server asked, but nobody sits through it holding a request: this one is answered "later" now.
+      const tooLong = outcome.waitMs > MAX_BACKOFF_MS;
+      if (tooLong) this.options.pacer.holdUntil(this.options.clock.now() + outcome.waitMs);
+      if (attempt >= maxAttempts || tooLong) {
         throw new RetryLaterError(`MusicBrainz did not answer ${url.pathname} after ${attempt} attempts: ${outcome.reason}`, { retryAfterMs: outcome.waitMs, cause: outcome.cause });
       }
       this.options.log.debug({ path: url.pathname, attempt, waitMs: outcome.waitMs, reason: outcome.reason }, 'MusicBrainz is busy; backing off');
@@ -94,13 +99,13 @@ export class MusicBrainzRequester {
     }
   }
 
-  private async attempt(url: URL, attempt: number): Promise<Stored | Transient | Moved> {
+  private async attempt(url: URL, attempt: number, maxBytes: number): Promise<Stored | Transient | Moved> {
     // Doubling from 1 s: MusicBrainz asks for at least 1 s, and global shedding says `Retry-After: 0` (§2, §7).
     const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (attempt - 1));
     let res;
     try {
       res = await this.options.pacer.run(() => this.options.http.request({
-        url, headers: { 'user-agent': this.options.userAgent, accept: 'application/json' }, timeoutMs: this.options.timeoutMs ?? 20_000,
+        url, headers: { 'user-agent': this.options.userAgent, accept: 'application/json' }, timeoutMs: this.options.timeoutMs ?? 20_000, maxResponseBytes: maxBytes,
       }));
     } catch (err: unknown) {
       if (err instanceof HttpRequestError && (err.reason === 'timeout' || err.reason === 'network')) return { waitMs: backoff, reason: err.message, cause: err };

@@ -4,6 +4,7 @@ import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.j
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { musicBrainzUnavailable } from '../metadata/musicbrainz-unavailable.js';
 import { creditOf } from '../metadata/release-group-fields.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import { PluginError } from '../plugins/plugin-error.js';
@@ -41,6 +42,9 @@ const MAX_TRACKS = 500;
 // client flooding distinct albums gets 503 at once instead of spending the provider's quota for everyone.
 const CONCURRENT_LOOKUPS = 4;
 const QUEUED_LOOKUPS = 16;
+const CONCURRENT_NAMINGS = 2;
+const QUEUED_NAMINGS = 8;
+const NAMING_BUSY_RETRY_S = 2;
 
 interface Album {
   readonly artist: string;
@@ -59,6 +63,11 @@ export class PreviewService {
   private readonly cache: PreviewCache<Previews>;
   private readonly trackValidator = compileStrictOnFirstUse<PreviewTrack>(PreviewTrack);
   private readonly limit = new ConcurrencyLimit({ concurrent: CONCURRENT_LOOKUPS, queued: QUEUED_LOOKUPS, refuse: () => PreviewsUnavailableError.busy() });
+  // Naming an unknown mbid waits in MusicBrainz's pacing queue, which search and album panels share: bounded like
+  // them, so a flood of previews of distinct mbids cannot hold search up (issue #27).
+  private readonly naming = new ConcurrencyLimit({
+    concurrent: CONCURRENT_NAMINGS, queued: QUEUED_NAMINGS, refuse: () => new UpstreamUnavailableError('MusicBrainz', NAMING_BUSY_RETRY_S, { busy: true }),
+  });
 
   constructor(
     private readonly provider: LoadedPluginOf<'preview'> | undefined,
@@ -110,11 +119,12 @@ export class PreviewService {
     if (!musicbrainz) throw new MetadataUnavailableError();
     let group: ReleaseGroup | undefined;
     try {
-      group = await musicbrainz.releaseGroup(mbid);
+      group = await this.naming.run(() => musicbrainz.releaseGroup(mbid));
     } catch (err: unknown) {
-      if (!isRetryLaterError(err)) throw err;
+      const unavailable = musicBrainzUnavailable(err);
+      if (!unavailable) throw err;
       this.deps.log.warn({ err, mbid }, 'MusicBrainz could not be reached to name an album for its previews');
-      throw new UpstreamUnavailableError('MusicBrainz', 30, { cause: err });
+      throw unavailable;
     }
     if (!group) throw new NotFoundError('release group', mbid);
     return { artist: creditOf(group), album: group.title, mbid };

@@ -1,10 +1,11 @@
-import { isRetryLaterError, type Logger, type MusicBrainz, type ReleaseGroupHit } from '@crateflow/sdk';
+import type { Logger, MusicBrainz, ReleaseGroupHit } from '@crateflow/sdk';
 import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import type { LibraryCatalog } from '../library/library-catalog.js';
 import type { AlbumIdentity } from '../library/library-index.js';
+import { musicBrainzUnavailable } from '../metadata/musicbrainz-unavailable.js';
 import { coverUrlOf, creditOf, yearOf } from '../metadata/release-group-fields.js';
 import type { KnownAlbums } from '../queue/known-albums.js';
 import type { CoreStore } from '../storage/core-store.js';
@@ -41,9 +42,10 @@ export class ReleaseGroupSearch {
     try {
       hits = await this.limit.run(() => musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit }));
     } catch (err: unknown) {
-      if (!isRetryLaterError(err)) throw err;
+      const unavailable = musicBrainzUnavailable(err);
+      if (!unavailable) throw err;
       this.deps.log.warn({ err }, 'MusicBrainz could not be reached for a search');
-      throw new UpstreamUnavailableError('MusicBrainz', 30, { cause: err });
+      throw unavailable;
     }
     return { items: hits.map((hit) => this.result(hit)), ...(terms.artist ? { artist: terms.artist } : {}), title: terms.title };
   }

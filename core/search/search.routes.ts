@@ -1,3 +1,4 @@
+import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { route, type RouteSpec } from '../http/route.js';
 import type { ReleaseGroupSearch } from './release-group-search.js';
 import { SearchQuery, SearchResults } from './search.schema.js';
@@ -14,7 +15,14 @@ export function searchRoutes(search: ReleaseGroupSearch): RouteSpec[] {
         'asks every application for a contact); 503 `upstream-unavailable` when MusicBrainz cannot be reached.',
       query: SearchQuery,
       response: SearchResults,
-      handle: ({ query }) => search.search(query.q, query.limit),
+      handle: async ({ query, setHeader }) => {
+        try {
+          return await search.search(query.q, query.limit);
+        } catch (err: unknown) {
+          if (err instanceof UpstreamUnavailableError) setHeader('Retry-After', String(err.retryAfterS));
+          throw err;
+        }
+      },
     }),
   ];
 }

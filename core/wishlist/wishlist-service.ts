@@ -34,11 +34,28 @@ export class WishlistService {
     // Both counts before the read from disk, during which an item may move from the waiting list to the document.
     const inDocument = this.order.count(filter.status);
     const total = inDocument + (withWaiting ? this.store.waiting.count : 0);
-    const items = this.order.page(filter.offset, filter.limit, filter.status).flatMap((id) => this.store.data.wishlist[id] ?? []);
+    const items = this.withDownloadStates(this.order.page(filter.offset, filter.limit, filter.status).flatMap((id) => this.store.data.wishlist[id] ?? []));
     if (withWaiting && items.length < filter.limit) {
       items.push(...(await this.store.waiting.page(Math.max(0, filter.offset - inDocument), filter.limit - items.length)));
     }
     return { items, total, limit: filter.limit, offset: filter.offset };
+  }
+
+  /**
+   * Items being downloaded carry the state of their download, so the wishlist says "queued" where Downloads does
+   * (a blackhole request waiting for its files) instead of a second word for the same thing. The downloads are
+   * walked only for a page that shows such an item, as each download poll does.
+   */
+  private withDownloadStates(items: WishlistItem[]): WishlistItem[] {
+    if (!items.some((item) => item.status === 'downloading')) return items;
+    const states = new Map<string, NonNullable<WishlistItem['download_state']>>();
+    for (const download of Object.values(this.store.data.downloads)) {
+      if (download.state === 'queued' || download.state === 'searching' || download.state === 'downloading') states.set(download.wishlist_id, download.state);
+    }
+    return items.map((item) => {
+      const state = item.status === 'downloading' ? states.get(item.id) : undefined;
+      return state === undefined ? item : { ...item, download_state: state };
+    });
   }
 
   /** Adds an item directly (skipping the queue), to wait for its first download. 409 when it is already wanted or owned. */

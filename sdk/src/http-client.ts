@@ -2,6 +2,7 @@ import type { Agent } from 'undici';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { HttpRequestError } from './errors.js';
+import { jsonNestingDepth } from './json-nesting-depth.js';
 
 /**
  * One outbound request. Redirects are never followed: a 3xx comes back as the response.
@@ -33,7 +34,10 @@ export interface HttpResponse {
   headers: Record<string, string>;
   body: Buffer;
   text(): string;
-  /** Parses the body as JSON; throws a SyntaxError naming the URL when it is not JSON. */
+  /**
+   * Parses the body as JSON; throws a SyntaxError naming the URL when it is not JSON, or when arrays and objects
+   * nest deeper than 64 levels (no API answers that deep; parsing such a body would stall the server).
+   */
   json(): unknown;
 }
 
@@ -69,6 +73,9 @@ export interface HttpClientOptions {
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+// Deeper than any answer of the services plugins talk to (MusicBrainz, ListenBrainz, Last.fm, Deezer, slskd,
+// Subsonic and Jellyfin nest about ten levels), far below what stalls JSON.parse (issue #27).
+const MAX_JSON_DEPTH = 64;
 
 /**
  * Builds an {@link HttpClient}. The server builds one per plugin; tests and the contract kit may build their own.
@@ -143,6 +150,9 @@ function toResponse(url: URL, status: number, raw: Record<string, string | strin
     body,
     text: () => body.toString('utf8'),
     json: () => {
+      if (jsonNestingDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        throw new SyntaxError(`${url.origin}${url.pathname} answered JSON nested deeper than ${MAX_JSON_DEPTH} levels (status ${status}); it was not parsed`);
+      }
       try {
         return JSON.parse(body.toString('utf8'));
       } catch (err: unknown) {

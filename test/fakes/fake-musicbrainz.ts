@@ -7,6 +7,7 @@ import { answerBrowse, answerSearch, type Answer } from './musicbrainz-queries.j
 import { artistJson, recordingJson, releaseGroupLookupJson } from './musicbrainz-json.js';
 import { answerReleaseBrowse, answerReleaseLookup } from './musicbrainz-releases.js';
 import { countRequestsTo, recordRequest } from './recorded-request.js';
+import { answerHostile } from './musicbrainz-hostile-answers.js';
 import { replyJson, replyText } from './reply.js';
 
 /**
@@ -21,8 +22,19 @@ export interface FakeMusicBrainzOptions {
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | false;
 }
 
-/** Failures a test can inject (§2): IP over limit, global load shedding, search backend down, an HTML 502 outage. */
-export type MusicBrainzFailure = 'ip-rate' | 'busy' | 'search-down' | 'html-502';
+/**
+ * Failures a test can inject. From MusicBrainz itself (§2): IP over limit, global load shedding, search backend down,
+ * an HTML 502 outage. Not sent by MusicBrainz but by what can stand in front of it (a broken proxy, a hostile
+ * mirror configured as `metadata.musicbrainz.url`), as the probes of issue #27 did:
+ * - `retry-after-huge`: 503 with `Retry-After: 999999999` (RFC 9110 §10.2.3 puts no bound on delta-seconds);
+ * - `nested-json`: 200 JSON whose arrays nest 100,000 deep (valid JSON: RFC 8259 §9 lets a parser limit depth);
+ * - `huge-body`: 200 JSON of 200 MB, streamed as the client reads it;
+ * - `cut-off-body`: a Content-Length larger than the bytes sent, then the connection closes;
+ * - `redirect-loop`: 301 to the very URL asked for (a lookup MusicBrainz answers 301 is a merged MBID, §3);
+ * - `file-redirect`: 301 to `file:///etc/passwd`.
+ */
+export type MusicBrainzFailure = 'ip-rate' | 'busy' | 'search-down' | 'html-502' | HostileAnswer;
+export type HostileAnswer = 'retry-after-huge' | 'nested-json' | 'huge-body' | 'cut-off-body' | 'redirect-loop' | 'file-redirect';
 
 export interface AnsweredRequest {
   readonly path: string;
@@ -131,6 +143,11 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
     if (failure === 'html-502') {
       answered.push({ path: request.path, query: request.query, at: clock.now(), status: 502, userAgent });
       return replyText(res, 502, '<html><body><h1>Server being naughty</h1></body></html>', 'text/html');
+    }
+    if (failure !== undefined) {
+      const status = await answerHostile(req, res, failure);
+      answered.push({ path: request.path, query: request.query, at: clock.now(), status, userAgent });
+      return;
     }
     // §1: JSON only when asked for by `fmt=json` or `Accept`; the default is XML, here a stub no JSON parser reads.
     const wantsJson = request.query.get('fmt') === 'json' || (request.headers.accept ?? '').includes('application/json');

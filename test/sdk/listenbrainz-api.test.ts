@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { startFakeListenBrainz, type FakeListenBrainz } from '../fakes/fake-listenbrainz.js';
 
-async function setUp(t: TestContext, rateLimit: number) {
+async function setUp(t: TestContext, rateLimit: number, rateLimitWindowSeconds?: number) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 0, 0, 3));
-  const fake: FakeListenBrainz = await startFakeListenBrainz({ clock, rateLimit });
+  const fake: FakeListenBrainz = await startFakeListenBrainz({ clock, rateLimit, ...(rateLimitWindowSeconds === undefined ? {} : { rateLimitWindowSeconds }) });
   const http = createHttpClient({ userAgent: 'crateflow-test', defaultTimeoutMs: 2000 });
   t.after(() => Promise.all([fake.close(), http.close()]));
   const api = new ListenBrainzApi({ http, clock, baseUrl: fake.url, token: undefined, timeoutMs: 2000 });
@@ -34,6 +34,23 @@ describe('ListenBrainzApi (similar-artists)', () => {
     for (let i = 0; i < 5; i++) await onClock(clock, api.get('1/stats/user/rob/artists', { count: '1' }, signal));
     assert.equal(fake.received.length, 5);
     assert.ok(clock.now() - start >= 10_000, 'it waited at least one window');
+  });
+
+  it('waits 5 minutes at most for a window that resets years later, and says so in the 429\'s retry hint', async (t) => {
+    const { clock, fake, api } = await setUp(t, 1, 1e9);
+    // Aborted at the end, so a wait that was not capped ends with the test instead of holding it open.
+    const run = new AbortController();
+    t.after(() => run.abort());
+    await api.get('1/stats/user/rob/artists', { count: '1' }, run.signal);
+    const second = api.get('1/stats/user/rob/artists', { count: '1' }, run.signal);
+    second.catch(() => undefined);
+    await clock.advance(5 * 60_000 - 1);
+    assert.equal(fake.received.length, 1, 'the second request waits for the window');
+    await clock.advance(1);
+    assert.equal(clock.pendingTimers, 0, 'the wait ended after 5 minutes');
+    // The window has not reset (it is 1e9 s long): the fake answers 429, whose reset hint is capped the same way.
+    await assert.rejects(second, (err: unknown) => isRetryLaterError(err) && err.retryAfterMs === 5 * 60_000);
+    assert.equal(fake.received.length, 2);
   });
 
   it('reads a 204 as undefined, an unknown user as NotFoundError, a 500 and a 429 as RetryLaterError (the 429 with the reset time)', async (t) => {

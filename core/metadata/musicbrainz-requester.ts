@@ -1,4 +1,4 @@
-import { HttpRequestError, isRecord, RetryLaterError, type Clock, type HttpClient, type JsonRecord, type Logger } from '@crateflow/sdk';
+import { HttpRequestError, isRecord, RetryLaterError, type Clock, type HttpClient, type HttpResponse, type JsonRecord, type Logger } from '@crateflow/sdk';
 import type { DiskCache } from './disk-cache.js';
 import { MusicBrainzCacheTtls, type MusicBrainzCacheKind } from './musicbrainz-cache-ttls.js';
 import { MusicBrainzError } from './musicbrainz-error.js';
@@ -126,9 +126,9 @@ export class MusicBrainzRequester {
     }
     if (res.status === 503 || res.status === 502 || res.status === 504 || res.status === 500 || res.status === 429) {
       const asked = retryAfterMs(res.headers['retry-after'], this.options.clock.now()) ?? 0;
-      return { waitMs: Math.max(asked, backoff), reason: `status ${res.status} ${errorText(res.text())}`.trim() };
+      return { waitMs: Math.max(asked, backoff), reason: `status ${res.status} ${errorText(res)}`.trim() };
     }
-    throw new MusicBrainzError(`MusicBrainz refused ${url.pathname}${url.search} with ${res.status}: ${errorText(res.text())}`, res.status);
+    throw new MusicBrainzError(`MusicBrainz refused ${url.pathname}${url.search} with ${res.status}: ${errorText(res)}`, res.status);
   }
 }
 
@@ -147,16 +147,19 @@ function redirectTarget(from: URL, location: string | undefined, status: number)
   return target;
 }
 
-/** The `error` member of a MusicBrainz error body, or the start of whatever else came (HTML outages). */
-function errorText(text: string): string {
+/**
+ * The `error` member of a MusicBrainz error body, or the start of whatever else came (HTML outages). Read with
+ * `json()`, which refuses a body nested too deep before parsing it, as for every other answer (issue #27).
+ */
+function errorText(res: HttpResponse): string {
   try {
-    const body: unknown = JSON.parse(text);
+    const body: unknown = res.json();
     if (isRecord(body) && typeof body['error'] === 'string') return body['error'];
   } catch (err: unknown) {
-    // Not JSON (an HTML outage page): its first characters say enough for a log line.
+    // Not JSON (an HTML outage page), or nested too deep: its first characters say enough for a log line.
     if (!(err instanceof SyntaxError)) throw err;
   }
-  return text.slice(0, 120);
+  return res.text().slice(0, 120);
 }
 
 function isStored(value: unknown): value is Stored {

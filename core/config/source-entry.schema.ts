@@ -10,7 +10,7 @@ export const SOURCE_NAME_PATTERN = '^[a-z0-9][a-z0-9-]*$';
 export const SourceSchedule = Type.String({
   pattern: '^([0-9]+(ms|s|m|h|d)|manual)$',
   default: '1d',
-  description: 'how often the source runs (e.g. 6h, 1d), or "manual" for runs started through POST /api/v1/sources/{name}/run only',
+  description: 'how often the source runs (e.g. 6h, 1d, 30d; at most 3650d), or "manual" for runs started through POST /api/v1/sources/{name}/run only',
 });
 
 /**

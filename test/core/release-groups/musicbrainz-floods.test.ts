@@ -53,6 +53,20 @@ describe('MusicBrainz under a flood of album panels and searches', () => {
     assert.equal(answers.filter((res) => res.status === 404).length + refused.length, 200, 'every panel not refused was looked up (an unknown mbid: 404)');
   });
 
+  it('names at most two albums of previews by mbid at once with eight waiting, and refuses the rest at once with 503 and Retry-After', async (t) => {
+    const clock = new ManualClock();
+    const { app, musicbrainz } = await startMetadataApp(t, { clock, metadata: { musicbrainz: { request_interval_ms: 1000 } } });
+    const previews = collect(Array.from({ length: 40 }, (_, n) => api<Problem>(app.baseUrl, 'GET', `/api/v1/previews?mbid=${unknownMbid(n)}`)));
+    const refused = await eventually(() => {
+      const busy = previews.settled.filter((res) => res.status === 503);
+      return busy.length >= 25 ? busy : undefined;
+    }, 30_000, 'the previews past 2 namings running and 8 waiting refused');
+    for (const res of refused) assertBusy(res);
+    assert.ok(musicbrainz.answered.length <= 2, 'the refused ones never reached MusicBrainz');
+    const answers = await runOnClock(clock, previews.all);
+    assert.equal(answers.filter((res) => res.status === 404).length + refused.length, 40, 'the others were looked up (an unknown mbid: 404)');
+  });
+
   it('answers a search past the waiting queue at once with 503 upstream-unavailable and Retry-After', async (t) => {
     const clock = new ManualClock();
     const { app, musicbrainz } = await startMetadataApp(t, { clock, metadata: { musicbrainz: { request_interval_ms: 1000 } } });

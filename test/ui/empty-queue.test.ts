@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { api } from '../helpers/api-client.js';
+import { api, eventually } from '../helpers/api-client.js';
 import { startApp } from '../helpers/start-app.js';
 import { startMetadataApp } from '../core/metadata/metadata-test-app.js';
 import { launchChromium } from './launch-chromium.js';
@@ -37,7 +37,7 @@ describe('empty queue', () => {
     });
   }
 
-  it('lists the configured sources and runs one with Run now', async (t) => {
+  it('makes running the configured source its main action, lists the sources, and says why a run added nothing', async (t) => {
     browser ??= await launchChromium();
     t.after(() => browser.close());
     const { app } = await startMetadataApp(t, { config: { sources: [{ name: 'fresh-albums', type: 'new-releases', schedule: 'manual' }] } });
@@ -45,14 +45,23 @@ describe('empty queue', () => {
     const { page } = w;
     await page.goto('/queue');
     const empty = page.getByTestId('empty-queue');
+    const main = empty.getByTestId('run-first-source');
+    await main.getByText('Run fresh-albums now').waitFor();
+    assert.match((await main.getAttribute('class')) ?? '', /btn-primary/, 'running the source is the primary action');
     await empty.getByText('Set up a source').click();
     const sources = empty.getByRole('list', { name: 'Discovery sources' });
     await sources.getByText('fresh-albums', { exact: true }).waitFor();
     await sources.getByText('new-releases · runs when started').waitFor();
-    await sources.getByRole('button', { name: 'Run fresh-albums now' }).click();
+    await main.click();
     await page.getByText('Started fresh-albums: its candidates appear here as it finds them').waitFor();
-    const listed = await api<{ items: { name: string; last_run: unknown }[] }>(app.baseUrl, 'GET', '/api/v1/sources');
-    assert.ok(listed.body.items.find((s) => s.name === 'fresh-albums')?.last_run, 'the source has a run');
+    // The library is empty: the run proposes nothing and says so once it has ended (the page is read again).
+    await eventually(async () => {
+      const listed = await api<{ items: { name: string; last_run: { status: string } | null }[] }>(app.baseUrl, 'GET', '/api/v1/sources');
+      const status = listed.body.items.find((s) => s.name === 'fresh-albums')?.last_run?.status;
+      return status === 'completed' || undefined;
+    }, 10_000, 'the run to complete');
+    await page.reload();
+    await page.getByTestId('source-note').getByText('your library is empty, so there are no artists to follow', { exact: false }).waitFor();
     await w.screenshot('empty-queue-sources-phone');
     w.assertNoConsoleErrors();
     await w.close();

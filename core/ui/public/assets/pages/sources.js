@@ -40,8 +40,7 @@ export function SourcesPage({ session }) {
 
   return html`<section aria-labelledby="sources-title">
     <div class="page-head"><h1 id="sources-title">Sources</h1></div>
-    <p class="muted">Discovery sources propose albums for the queue. Change them under <code>sources:</code> in
-      <code>config.yaml</code> (the README's "Discovery sources" lists the types) and restart Crateflow.</p>
+    <p class="muted">Discovery sources propose albums for the queue. Change them under <code>sources:</code> in <code>config.yaml</code> (the README's "Discovery sources" lists the types) and restart Crateflow.</p>
     <${ErrorNotice} error=${sources.error} onRetry=${sources.reload} />
     ${sources.data && list.length === 0 ? html`<div class="panel" data-testid="no-sources">
       <p>No discovery source is configured. Add one under <code>sources:</code> in <code>config.yaml</code>, for example:</p>
@@ -52,7 +51,7 @@ export function SourcesPage({ session }) {
         <div class="source-head">
           <span><strong class="source-name">${s.name}</strong> <span class="muted">${s.type}</span></span>
           <span class="button-row">
-            <${Badge} state=${sourceState(s)} />
+            <${Badge} ...${sourceState(s)} />
             ${canRun && s.enabled ? html`<button type="button" class="btn btn-small" aria-label=${`Run ${s.name} now`}
               disabled=${Boolean(s.running) || starting === s.name} onClick=${() => run(s)}>Run now</button>` : null}
           </span>
@@ -69,14 +68,15 @@ export function SourcesPage({ session }) {
 }
 
 /**
+ * The source's state as a badge: its word, and the tone of a known state.
  * @param {SourceView} source
- * @returns {string}
+ * @returns {{ state: string, label?: string }}
  */
 function sourceState(source) {
-  if (!source.enabled) return 'disabled';
-  if (source.running) return 'running';
-  if (source.last_run?.status === 'failed') return 'failed';
-  return source.last_run ? 'healthy' : 'pending';
+  if (!source.enabled) return { state: 'disabled' };
+  if (source.running) return { state: 'running' };
+  if (source.last_run?.status === 'failed') return { state: 'failed' };
+  return source.last_run ? { state: 'completed', label: 'ok' } : { state: 'wanted', label: 'ready' };
 }
 
 /** @param {{ job: Job }} props */

@@ -1,9 +1,9 @@
 import { albumKey, arrayField, definePlugin, numberField, PLUGIN_API_VERSION, type PreviewQuery, type PreviewTrack } from '@crateflow/sdk';
-import { confirmsCredit } from './confirms-credit.js';
-import { editionLabels } from './edition-distance.js';
 import { AlbumMatchCache } from './album-match-cache.js';
+import { confirmsCredit } from './confirms-credit.js';
 import { DeezerApi } from './deezer-api.js';
 import { DeezerConfig } from './deezer-config.schema.js';
+import { editionLabels } from './edition-distance.js';
 import { rankAlbumHits } from './rank-album-hits.js';
 import { toPreviewTracks } from './to-preview-tracks.js';
 
@@ -16,7 +16,8 @@ const MAX_CONFIRMATIONS = 3;
 
 /**
  * 30-second previews from Deezer's public API (no account, no key): one album search, then the album's tracks
- * (shared/reference/deezer-api.md §3.1, §4). Called only when someone presses play.
+ * (shared/reference/deezer-api.md §3.1, §4); a collaboration found under one of its artists costs an album lookup
+ * that confirms it (confirmsCredit). Called only when someone presses play.
  */
 export default definePlugin({
   manifest: { name: 'preview-deezer', kind: 'preview', apiVersion: PLUGIN_API_VERSION, configSchema: DeezerConfig, version: '1.0.0' },

@@ -8,6 +8,11 @@ export interface RecordingAlbum {
   readonly artists: { mbid: string; name: string }[];
   readonly year: number | null;
   readonly recording: string;
+  /**
+   * The recording's MBID as MusicBrainz answered it: for a merged recording, the one that absorbed it, so the old and
+   * the new MBID in one list count as one track. Absent in runs stored before it was kept.
+   */
+  readonly recordingMbid?: string;
 }
 
 /**
@@ -30,6 +35,7 @@ export function albumOfRecording(recording: RecordingReleaseGroups, includeSecon
     artists: album.artists.map((artist) => ({ mbid: artist.mbid, name: artist.name })),
     year: yearOf(album.firstReleaseDate),
     recording: recording.title,
+    recordingMbid: recording.mbid.toLowerCase(),
   };
 }
 

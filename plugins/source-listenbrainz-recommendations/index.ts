@@ -45,7 +45,17 @@ export default definePlugin({
         run.explain?.(`ListenBrainz has not computed recommendations for ${config.user} yet (it does for users with enough listens, a few times a week)`);
         return undefined;
       }
-      const recordings = readRecommendations(body).filter((item) => !(config.skip_listened && item.listened)).slice(0, config.max_recordings);
+      // A negative score is never proposed: ALS predicts how much the user would want a recording, 0 being "no
+      // interest", and ListenBrainz lists its least fitting predictions too (listenbrainz-api.md §3.1: below 0 is
+      // possible). A person asking for recommendations does not want the model's "rather not"; leaving them out
+      // before the lookup also spares a MusicBrainz request (1 a second) per such recording.
+      const listed = readRecommendations(body);
+      const recordings = listed.filter((item) => item.score >= 0 && !(config.skip_listened && item.listened)).slice(0, config.max_recordings);
+      if (recordings.length === 0) {
+        log.info({ user: config.user, listed: listed.length }, 'every recommendation was already listened to or scored below 0');
+        run.explain?.(`all ${listed.length} ListenBrainz recommendations for ${config.user} were already listened to or predicted below "no interest"`);
+        return undefined;
+      }
       return cursor.begin(config.user, recordings);
     }
 

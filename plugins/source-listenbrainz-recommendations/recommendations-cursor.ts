@@ -88,5 +88,6 @@ function readAlbum(value: JsonValue): RecordingAlbum | null | undefined {
     const name = stringField(item, 'name');
     return id && name ? [{ mbid: id, name }] : [];
   });
-  return { mbid, title, artist, artists, year: numberField(value, 'year') ?? null, recording: stringField(value, 'recording') ?? '' };
+  const recordingMbid = stringField(value, 'recordingMbid');
+  return { mbid, title, artist, artists, year: numberField(value, 'year') ?? null, recording: stringField(value, 'recording') ?? '', ...(recordingMbid ? { recordingMbid } : {}) };
 }

@@ -4,7 +4,9 @@ import { ManualClock } from '../helpers/manual-clock.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { startFakeListenBrainz, type FakeListenBrainz, type FakeListenBrainzOptions } from './fake-listenbrainz.js';
 import { SIMILAR_ARTIST_ALGORITHMS } from './fake-listenbrainz-labs.js';
+import { startFakeMusicBrainz } from './fake-musicbrainz.js';
 import { isJsonObject } from './is-json-object.js';
+import { DELETED_RECORDING } from './listenbrainz-users.js';
 import { generateMusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 
 async function start(t: TestContext, options: FakeListenBrainzOptions = {}): Promise<FakeListenBrainz> {
@@ -30,6 +32,26 @@ describe('fake ListenBrainz', () => {
     assert.ok(mbids.some((item) => isJsonObject(item) && typeof item['latest_listened_at'] === 'string'));
     const rest = await payload(await fetch(`${fake.url}/1/cf/recommendation/user/rob/recording?count=5000&offset=50`));
     assert.equal(rest['count'], 10);
+  });
+
+  it('recommends a merged recording (301 at MusicBrainz), a deleted one (404), and negative scores', async (t) => {
+    const catalogue = generateMusicBrainzCatalogue();
+    const fake = await start(t, { catalogue });
+    const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false });
+    t.after(() => musicbrainz.close());
+    const list = await payload(await fetch(`${fake.url}/1/cf/recommendation/user/rob/recording?count=100`));
+    const rows = Array.isArray(list['mbids']) ? list['mbids'].filter(isJsonObject) : [];
+    assert.ok(rows.some((row) => Number(row['score']) < 0), 'negative scores');
+    const lookup = (mbid: unknown) => rawRequest(`${musicbrainz.url}/ws/2/recording/${String(mbid)}?fmt=json`, { headers: { 'user-agent': 'crateflow-test/0 ( https://example.org )' } });
+    const statuses = new Map<number, number>();
+    for (const row of rows) {
+      // MusicBrainz sheds load with a "busy" 503 now and then; asked again, it answers.
+      let { status } = await lookup(row['recording_mbid']);
+      while (status === 503) ({ status } = await lookup(row['recording_mbid']));
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+    assert.deepEqual([statuses.get(301), statuses.get(404)], [1, 1], `statuses: ${JSON.stringify([...statuses])}`);
+    assert.ok(rows.some((row) => row['recording_mbid'] === DELETED_RECORDING));
   });
 
   it('answers 204 with an empty body when nothing is computed, 404 for an unknown user, 400 for a bad count', async (t) => {

@@ -162,6 +162,10 @@ export function generateMusicBrainzCatalogue(options: MusicBrainzCatalogueOption
   const firstGroup = releaseGroups[0];
   const redirects = new Map<string, string>([[fakeMbid(seed, 'merged artist'), first.id]]);
   if (firstGroup) redirects.set(fakeMbid(seed, 'merged rg'), firstGroup.id);
+  // A merged recording, the first track of the last studio album: ListenBrainz still recommends it by its old MBID
+  // (listenbrainz-users.ts says why).
+  const lastStudioAlbum = [...releaseGroups].reverse().find((group) => group.primaryType === 'Album' && group.secondaryTypes.length === 0);
+  if (lastStudioAlbum) redirects.set(fakeMbid(seed, 'merged recording'), fakeMbid(seed, `recording ${lastStudioAlbum.id} 0`));
   return indexCatalogue(artists, releaseGroups, recordings, redirects);
 }
 

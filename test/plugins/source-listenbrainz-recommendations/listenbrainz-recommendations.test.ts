@@ -2,7 +2,7 @@ import { isRetryLaterError, type DiscoverySource } from '@crateflow/sdk';
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import recommendations from '../../../plugins/source-listenbrainz-recommendations/index.js';
-import type { FakeListenBrainzUser } from '../../fakes/listenbrainz-users.js';
+import { DELETED_RECORDING, type FakeListenBrainzUser } from '../../fakes/listenbrainz-users.js';
 import type { MbRecording, MusicBrainzCatalogue } from '../../fakes/musicbrainz-catalogue.js';
 import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { collect, FakeSourceRun, takeThenKill } from '../source-shared/fake-source-run.js';
@@ -45,8 +45,38 @@ function ana(catalogue: MusicBrainzCatalogue): FakeListenBrainzUser {
   const rows = [pick(1, 0), pick(0, 0), pick(3, 0), pick(4, 1), pick(5, 0), pick(0, 1), pick(16, 0)];
   return {
     name: 'ana', token: TOKEN, lastUpdated: 1_788_494_361,
-    recommendations: rows.map((recording_mbid, index) => ({ recording_mbid, score: 4 - index * 0.9, latest_listened_at: null })),
+    recommendations: rows.map((recording_mbid, index) => ({ recording_mbid, score: 4 - index * 0.5, latest_listened_at: null })),
   };
+}
+
+/**
+ * Lookups of recordings MusicBrainz answered (found or not): a merged MBID's 301 and the lookup it leads to count as
+ * one, and a "busy" 503 the client retried counts nothing.
+ */
+function recordingLookups(world: SourceWorld): number {
+  return world.musicbrainz.answered.filter((answer) => answer.path.startsWith('/ws/2/recording/') && (answer.status === 200 || answer.status === 404)).length;
+}
+
+/** The catalogue's merged recording: the old MBID and the recording that absorbed it. */
+function mergedRecording(catalogue: MusicBrainzCatalogue): { old: string; recording: MbRecording } {
+  for (const [old, to] of catalogue.redirects) {
+    const recording = catalogue.recordings.find((candidate) => candidate.id === to);
+    if (recording) return { old, recording };
+  }
+  assert.fail('the catalogue has a merged recording');
+}
+
+/** The studio album a recording of the catalogue is on. */
+function albumOf(catalogue: MusicBrainzCatalogue, recording: MbRecording) {
+  return catalogue.releaseGroups.find((group) => recording.title.startsWith(`${group.title} (track`) && group.primaryType === 'Album' && group.secondaryTypes.length === 0);
+}
+
+/** A run that keeps what the source says about an empty result. */
+class ExplainedRun extends FakeSourceRun {
+  readonly explained: string[] = [];
+  explain(text: string): void {
+    this.explained.push(text);
+  }
 }
 
 describe('source-listenbrainz-recommendations', () => {
@@ -116,8 +146,52 @@ describe('source-listenbrainz-recommendations', () => {
       assert.deepEqual(group?.secondaryTypes, []);
     }
     const rob = world.listenbrainz.users[0];
-    const unlistened = rob?.recommendations?.filter((item) => item.latest_listened_at === null).length;
-    assert.equal(requestsTo(world.musicbrainz.answered, '/ws/2/recording/'), unlistened);
+    const wanted = rob?.recommendations?.filter((item) => item.latest_listened_at === null && item.score >= 0).length;
+    assert.equal(recordingLookups(world), wanted, 'one lookup per unheard recording scored 0 or more');
+  });
+
+  it('follows a merged recording to its album, counts it once beside the MBID that absorbed it, and skips a deleted one', async (t) => {
+    const world = await setUp(t, {
+      listenBrainzUsers: (catalogue) => {
+        const { old, recording } = mergedRecording(catalogue);
+        const other = recordingsOf(catalogue, 0)[0]?.id ?? '';
+        const rows = [old, recording.id, DELETED_RECORDING, other];
+        return [{ name: 'mia', token: 'mia-token', lastUpdated: 1_788_494_361,
+          recommendations: rows.map((recording_mbid, index) => ({ recording_mbid, score: 3 - index * 0.5, latest_listened_at: null })) }];
+      },
+    });
+    const { source } = await openSource(t, world, { user: 'mia' });
+    const found = await collect(source, new FakeSourceRun());
+    const { old, recording } = mergedRecording(world.catalogue);
+    const merged = albumOf(world.catalogue, recording);
+    assert.ok(merged, 'the merged recording is on a studio album');
+    assert.deepEqual(found.map((candidate) => candidate.mbid), [merged.id, world.catalogue.releaseGroups[0]?.id]);
+    assert.equal(found[0]?.reasons[0]?.text, 'recommended from your listening: 1 track', 'the old and the new MBID are one track');
+    const statusOf = (id: string) => world.musicbrainz.answered.filter((answer) => answer.path === `/ws/2/recording/${id}` && answer.status !== 503).map((answer) => answer.status);
+    assert.deepEqual(statusOf(old), [301]);
+    assert.deepEqual(statusOf(DELETED_RECORDING), [404], 'the deleted recording was asked for once, and gave nothing');
+  });
+
+  it('proposes no album for recordings ListenBrainz scores below 0, and does not look them up', async (t) => {
+    const world = await setUp(t, {
+      listenBrainzUsers: (catalogue) => {
+        const liked = recordingsOf(catalogue, 0)[0]?.id ?? '';
+        const disliked = recordingsOf(catalogue, 1)[0]?.id ?? '';
+        const row = (recording_mbid: string, score: number) => ({ recording_mbid, score, latest_listened_at: null });
+        return [
+          { name: 'neg', token: 'neg-token', lastUpdated: 1_788_494_361, recommendations: [row(liked, 1.25), row(disliked, -0.375)] },
+          { name: 'gloom', token: 'gloom-token', lastUpdated: 1_788_494_361, recommendations: [row(disliked, -0.5), row(liked, -1.5)] },
+        ];
+      },
+    });
+    const found = await collect((await openSource(t, world, { user: 'neg' })).source, new FakeSourceRun());
+    assert.deepEqual(found.map((candidate) => candidate.mbid), [world.catalogue.releaseGroups[0]?.id]);
+    assert.equal(recordingLookups(world), 1);
+
+    const run = new ExplainedRun();
+    assert.deepEqual(await collect((await openSource(t, world, { user: 'gloom' })).source, run), []);
+    assert.equal(recordingLookups(world), 1, 'no lookup for a list of negative scores');
+    assert.match(run.explained.at(-1) ?? '', /all 2 ListenBrainz recommendations for gloom were already listened to or predicted below "no interest"/);
   });
 
   it('resumes after a shutdown midway at the next recording, repeating no request', async (t) => {
@@ -127,7 +201,7 @@ describe('source-listenbrainz-recommendations', () => {
     const world = await setUp(t);
     const first = new FakeSourceRun({ abortAtProgress: 12 });
     assert.deepEqual(await collect((await openSource(t, world)).source, first), []);
-    assert.equal(requestsTo(world.musicbrainz.answered, '/ws/2/recording/'), 12);
+    assert.equal(recordingLookups(world), 12);
 
     const second = new FakeSourceRun();
     const found = await collect((await openSource(t, world)).source, second);

@@ -1,5 +1,5 @@
 import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, ListenBrainzApi, normalizeName, numberField, PLUGIN_API_VERSION, resolveArtist, StorageCache, stringField } from '@crateflow/sdk';
-import type { JsonValue, MusicBrainz, ResolvedArtist, SourceCandidate, SourceRun } from '@crateflow/sdk';
+import type { JsonValue, MusicBrainz, ReleaseGroup, ResolvedArtist, SourceCandidate, SourceRun } from '@crateflow/sdk';
 import { creditOf, isKnown } from './album-credit.js';
 import { LastFmApi } from './lastfm-api.js';
 import { SimilarArtistsConfig, similarArtistsConfigProblems } from './similar-artists-config.schema.js';
@@ -97,11 +97,26 @@ export default definePlugin({
       return { seed: resolved, similar };
     }
 
+    /**
+     * The albums of a similar artist whose MBID MusicBrainz does not know (404), found by its name instead. Last.fm's
+     * MBIDs are its own matches and lag behind or disagree with MusicBrainz's (shared/reference/lastfm-api.md §4.1,
+     * §5: navidrome/navidrome #1091, lklynet/aurral #96), so one MusicBrainz has deleted since still arrives. A merged
+     * MBID needs no help: the browse answers for the artist that absorbed it (musicbrainz-api.md §3). Missing or empty
+     * MBIDs never get here: they are looked up by name from the start.
+     */
+    async function groupsByName(entry: TallyEntry, staleMbid: string, run: SourceRun): Promise<ReleaseGroup[] | undefined> {
+      if (entry.mbid === null || !entry.name) return undefined;
+      const found = (await resolveCached(entry.name, run))?.mbid;
+      if (!found || found === staleMbid) return undefined;
+      log.info({ artist: entry.name, stale_mbid: staleMbid, mbid: found }, 'MusicBrainz does not know a similar artist\'s MBID; using the artist its name finds');
+      return mb.releaseGroupsOfArtist(found, ['album']);
+    }
+
     async function albumsOf(entry: TallyEntry, score: number, run: SourceRun, seen: Set<string>): Promise<SourceCandidate[]> {
       const mbid = entry.mbid ?? (entry.name ? (await resolveCached(entry.name, run))?.mbid : undefined);
       const name = entry.name ?? (mbid ? (await mb.artist(mbid))?.name : undefined);
       if (!mbid || !name) return [];
-      const groups = (await mb.releaseGroupsOfArtist(mbid, ['album'])) ?? [];
+      const groups = (await mb.releaseGroupsOfArtist(mbid, ['album'])) ?? (await groupsByName(entry, mbid, run)) ?? [];
       const seeds = orderedSeeds(entry);
       const candidates: SourceCandidate[] = [];
       // albums_per_artist bounds the artist's albums the user has been offered, not this run's additions: an album

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { startFakeLastFm, type FakeLastFm, type FakeLastFmOptions } from './fake-lastfm.js';
+import { rawRequest } from '../helpers/raw-request.js';
+import { STALE_ARTIST_MBID, startFakeLastFm, type FakeLastFm, type FakeLastFmOptions } from './fake-lastfm.js';
+import { startFakeMusicBrainz } from './fake-musicbrainz.js';
+import { generateMusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 import { isJsonObject } from './is-json-object.js';
 
 async function start(t: TestContext, options: FakeLastFmOptions = {}): Promise<FakeLastFm> {
@@ -38,6 +41,27 @@ describe('fake Last.fm', () => {
     assert.ok(artists.some((artist) => !('mbid' in artist)));
     assert.ok(artists.some((artist) => typeof artist['mbid'] === 'string' && /^[0-9a-f-]{36}$/.test(artist['mbid'])));
     assert.equal(artistsOf((await similar(fake, { artist: seed, limit: '2' })).body).length, 2);
+  });
+
+  it('gives known artists an empty, a missing, a stale (404 at MusicBrainz) and a merged (301) MBID besides right ones', async (t) => {
+    // Eight artists, as the discovery tests use: the default catalogue's four leave too few for every kind.
+    const fake = await start(t, { catalogue: generateMusicBrainzCatalogue({ artists: 8 }) });
+    const musicbrainz = await startFakeMusicBrainz({ catalogue: fake.catalogue, rateLimit: false });
+    t.after(() => musicbrainz.close());
+    const [first, seed] = fake.catalogue.artists;
+    const rows = artistsOf((await similar(fake, { artist: seed?.name ?? '', limit: '100' })).body);
+    const known = new Set(fake.catalogue.artists.map((artist) => artist.name));
+    const ofKnown = rows.filter((row) => typeof row['name'] === 'string' && known.has(row['name']));
+    assert.ok(ofKnown.some((row) => row['mbid'] === ''), 'an empty MBID');
+    assert.ok(ofKnown.some((row) => !('mbid' in row)), 'no MBID');
+    assert.ok(ofKnown.some((row) => row['mbid'] === STALE_ARTIST_MBID), 'an MBID MusicBrainz does not know');
+    const merged = ofKnown.find((row) => row['name'] === first?.name)?.['mbid'];
+    assert.ok(typeof merged === 'string' && merged !== first?.id, 'an old, merged MBID');
+    const lookup = (mbid: string) => rawRequest(`${musicbrainz.url}/ws/2/artist/${mbid}?fmt=json`, { headers: { 'user-agent': 'crateflow-test/0 ( https://example.org )' } });
+    assert.equal((await lookup(STALE_ARTIST_MBID)).status, 404);
+    const moved = await lookup(merged);
+    assert.equal(moved.status, 301);
+    assert.match(String(moved.headers.location), new RegExp(`/ws/2/artist/${first?.id ?? '-'}`));
   });
 
   it('reports errors in the body with their codes: 6 missing key (400), 10 bad key (403), 3 unknown method, 6 unknown artist with 200', async (t) => {

@@ -73,7 +73,7 @@ export async function startFakeLastFm(options: FakeLastFmOptions = {}): Promise<
     const seed = artists.find((artist) => artist.name.toLowerCase() === corrected.toLowerCase());
     if (!seed) return fail(options.notFoundStatus ?? 200, 6, 'The artist you supplied could not be found', { links: [] });
     const limit = Math.max(1, Number.parseInt(params.get('limit') ?? '', 10) || 100);
-    return reply(200, { similarartists: { artist: similarTo(seed, artists).slice(0, limit), '@attr': { artist: seed.name } } });
+    return reply(200, { similarartists: { artist: similarTo(seed, artists, catalogue.redirects).slice(0, limit), '@attr': { artist: seed.name } } });
   };
 
   const listener = await listenOnLoopback(handle);
@@ -86,13 +86,28 @@ export async function startFakeLastFm(options: FakeLastFmOptions = {}): Promise<
   };
 }
 
+/** An artist MBID MusicBrainz answers 404 for, which Last.fm still gives one of the catalogue's artists. */
+export const STALE_ARTIST_MBID = '7c1f0b52-3a8e-4f6d-9b21-5e0d8a4c6f13';
+
 /**
  * §2, §4.1: `match` a decimal string in 0–1, the first exactly `"1"`; `mbid` a UUID, `""` or absent; every image the
  * grey-star placeholder.
+ *
+ * Artists MusicBrainz knows well come with every kind of `mbid` Last.fm sends, not only right ones: the second and
+ * third of the list with `""` and none (§2, §5; lastfm-api.md quotes pylast #128 and a Dart capture), the fourth (in a
+ * catalogue that has one) with an MBID MusicBrainz does not know, and an artist MusicBrainz merged another one into
+ * with that other, old MBID.
+ * Last.fm's MBIDs are its own matches and lag or disagree with MusicBrainz's: it answers wrong or empty results for
+ * current MBIDs (navidrome/navidrome #1091, the reason navidrome stopped trusting them, §4.1) and recommendations
+ * carry another artist's MBID (lklynet/aurral #96); an MBID that MusicBrainz has since merged or deleted is one more
+ * of those.
  */
-function similarTo(seed: MbArtist, artists: readonly MbArtist[]): Record<string, unknown>[] {
+function similarTo(seed: MbArtist, artists: readonly MbArtist[], redirects: ReadonlyMap<string, string>): Record<string, unknown>[] {
+  const oldIdOf = new Map([...redirects].map(([old, to]) => [to, old]));
+  const quirky = (artist: MbArtist, index: number): string | undefined =>
+    oldIdOf.get(artist.id) ?? (index === 1 ? '' : index === 2 ? undefined : index === 3 ? STALE_ARTIST_MBID : artist.id);
   const rows: { name: string; mbid: string | undefined }[] = [
-    ...artists.filter((artist) => artist.id !== seed.id).map((artist) => ({ name: artist.name, mbid: artist.id })),
+    ...artists.filter((artist) => artist.id !== seed.id).map((artist, index) => ({ name: artist.name, mbid: quirky(artist, index) })),
     { name: `${seed.name} Tribute Band`, mbid: '' },
     { name: 'Obscure Bedroom Project', mbid: undefined },
   ];

@@ -1,7 +1,8 @@
-import { isCredentialsError, isRetryLaterError, type DiscoverySource, type KnownAs } from '@crateflow/sdk';
+import { isCredentialsError, isRecord, isRetryLaterError, type DiscoverySource, type KnownAs } from '@crateflow/sdk';
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import similarArtists from '../../../plugins/source-similar-artists/index.js';
+import { STALE_ARTIST_MBID } from '../../fakes/fake-lastfm.js';
 import type { MbArtist, MusicBrainzCatalogue } from '../../fakes/musicbrainz-catalogue.js';
 import { createPluginTestContext } from '../../helpers/plugin-test-context.js';
 import { collect, FakeSourceRun } from '../source-shared/fake-source-run.js';
@@ -148,6 +149,25 @@ describe('source-similar-artists', () => {
     assert.ok(!JSON.stringify(log.entries).includes(world.lastfm.apiKey));
   });
 
+  it('finds a Last.fm artist by name when its mbid is empty, missing or unknown to MusicBrainz, and follows a merged one', async (t) => {
+    const world = await startSourceWorld(t, { similarity: () => new Map() });
+    const { source, log } = await openSource(t, world, { api_key: world.lastfm.apiKey, similar_per_seed: 100, albums_per_artist: 1 });
+    const seed = artist(world.catalogue, 1);
+    const found = await collect(source, new FakeSourceRun({ artists: [{ name: seed.name, albums: 3 }] }));
+    // The fake's list for this seed: A0 under the MBID MusicBrainz merged into it, A2 with "", A3 without one, A4 with
+    // an MBID MusicBrainz answers 404 for, the others with theirs (fake-lastfm.ts).
+    const rows = await lastFmRows(world, seed.name);
+    assert.deepEqual(rows.slice(0, 4).map((row) => [row.name, row.mbid]), [
+      [artist(world.catalogue, 0).name, [...world.catalogue.redirects].find(([, to]) => to === artist(world.catalogue, 0).id)?.[0]],
+      [artist(world.catalogue, 2).name, ''],
+      [artist(world.catalogue, 3).name, undefined],
+      [artist(world.catalogue, 4).name, STALE_ARTIST_MBID],
+    ]);
+    const proposed = new Set(found.map((candidate) => world.catalogue.releaseGroup(candidate.mbid)?.credit[0]?.artist.id));
+    for (const index of [0, 2, 3, 4, 5]) assert.ok(proposed.has(artist(world.catalogue, index).id), `an album of A${index}`);
+    assert.ok(log.entries.some((entry) => entry.msg.includes('does not know a similar artist\'s MBID')), 'the stale MBID is logged');
+  });
+
   it('passes Last.fm error 29 on as RetryLaterError and a refused key as CredentialsError naming api_key', async (t) => {
     const world = await startSourceWorld(t, { similarity: () => new Map() });
     world.lastfm.failNext(1, 29);
@@ -201,3 +221,12 @@ describe('source-similar-artists', () => {
     assert.deepEqual([world.musicbrainz.answered.length, world.listenbrainz.received.length], [mb, lb]);
   });
 });
+
+/** The rows Last.fm's artist.getSimilar answers for `name`, as the fake sends them. */
+async function lastFmRows(world: SourceWorld, name: string): Promise<{ name: unknown; mbid: unknown }[]> {
+  const url = new URL(`${world.lastfm.url}/2.0/`);
+  for (const [key, value] of Object.entries({ method: 'artist.getSimilar', artist: name, limit: '100', api_key: world.lastfm.apiKey, format: 'json' })) url.searchParams.set(key, value);
+  const body: unknown = await (await fetch(url)).json();
+  const list = isRecord(body) && isRecord(body['similarartists']) ? body['similarartists']['artist'] : undefined;
+  return (Array.isArray(list) ? list : []).filter(isRecord).map((row) => ({ name: row['name'], mbid: row['mbid'] }));
+}

@@ -6,7 +6,7 @@ import { readLineBytes } from '../storage/read-lines.js';
 import { nthTab } from '../storage/nth-tab.js';
 import { syncDir } from '../storage/sync-dir.js';
 import { writeFully } from '../storage/write-fully.js';
-import { decodeNameKey, matchKeysOf, type MatchKeys } from './library-index.js';
+import { isCurrentNameKey, matchKeysOf, type MatchKeys } from './library-index.js';
 
 const READ_BYTES = 4 * 1024;
 const WRITE_BYTES = 1024 * 1024;
@@ -171,7 +171,9 @@ function keysOfLine(line: Buffer, path: string, number: number): MatchKeys {
   const names: string[] = [];
   // Each key decoded on its own from the bytes: one flat string each, nothing of the line kept.
   eachPart(line, 0, first, (start, end) => mbids.push(line.toString('utf8', start, end)));
-  eachPart(line, first + 1, second, (start, end) => names.push(decodeNameKey(line, start, end)));
+  eachPart(line, first + 1, second, (start, end) => names.push(line.toString('utf8', start, end)));
+  // Name keys made by an earlier version's rules (a file not synced since the upgrade): made again from the album.
+  if (!names.every(isCurrentNameKey)) return matchKeysOf(parseAlbum(line.toString('utf8'), path, number));
   return { mbids, names };
 }
 

@@ -1,9 +1,9 @@
 import { normalizeName, type LibraryAlbum } from '@crateflow/sdk';
 import type { JsonDocument } from '../storage/json-document.js';
-import { HashedKeyTable } from '../storage/hashed-key-table.js';
-import { IndexFile } from '../storage/index-file.js';
+import { HashedKeyTable, loadTable, saveTable } from '../storage/hashed-key-table.js';
+import { IndexFile, type IndexArrays } from '../storage/index-file.js';
 import { LibraryAlbumsFile, sameFile, type FileIdentity, type IndexedLine } from './library-albums-file.js';
-import { AlbumMatcher, type AlbumIdentity } from './library-index.js';
+import { AlbumMatcher, NAME_TABLE, type AlbumIdentity } from './library-index.js';
 
 /**
  * `library.json`: when the last completed sync ran and how many albums it found. The albums themselves are in
@@ -133,14 +133,14 @@ export class LibraryCatalog {
   private async loadSavedIndex(): Promise<boolean> {
     const [saved, identity] = await Promise.all([this.saved.read(), this.file.identity()]);
     if (!saved || !identity || !sameFile(saved.meta, identity)) return false;
-    const { offsets, mbidHigh, mbidLow, mbidValues, nameHigh, nameLow, nameValues } = saved.arrays;
+    const { offsets, mbidHigh, mbidLow, mbidValues } = saved.arrays;
     if (!(offsets instanceof Float64Array) || !(mbidHigh instanceof Uint32Array) || !(mbidLow instanceof Uint32Array) || !(mbidValues instanceof Int32Array)) return false;
-    if (!(nameHigh instanceof Uint32Array) || !(nameLow instanceof Uint32Array) || !(nameValues instanceof Int32Array)) return false;
+    // Name keys made by earlier rules were saved under another name: such an index is not loaded, and the keys are
+    // made again from the file (see isCurrentNameKey).
+    const byName = loadTable(saved.arrays, NAME_TABLE);
+    if (!byName) return false;
     try {
-      this.matcher = new AlbumMatcher({
-        byMbid: HashedKeyTable.fromArrays({ high: mbidHigh, low: mbidLow, values: mbidValues }),
-        byName: HashedKeyTable.fromArrays({ high: nameHigh, low: nameLow, values: nameValues }),
-      });
+      this.matcher = new AlbumMatcher({ byMbid: HashedKeyTable.fromArrays({ high: mbidHigh, low: mbidLow, values: mbidValues }), byName });
     } catch {
       return false;
     }
@@ -155,12 +155,9 @@ export class LibraryCatalog {
     if (!identity) return this.saved.remove();
     const { byMbid, byName } = this.matcher.tables;
     const mbid = byMbid.arrays;
-    const name = byName.arrays;
-    await this.saved
-      .write(identity, {
-        offsets: this.offsets, mbidHigh: mbid.high, mbidLow: mbid.low, mbidValues: mbid.values, nameHigh: name.high, nameLow: name.low, nameValues: name.values,
-      })
-      .catch(() => this.saved.remove().catch(() => undefined));
+    const arrays: IndexArrays = { offsets: this.offsets, mbidHigh: mbid.high, mbidLow: mbid.low, mbidValues: mbid.values };
+    saveTable(arrays, NAME_TABLE, byName);
+    await this.saved.write(identity, arrays).catch(() => this.saved.remove().catch(() => undefined));
   }
 }
 

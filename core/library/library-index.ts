@@ -1,4 +1,4 @@
-import { normalizeName } from '@crateflow/sdk';
+import { artistKey, normalizeName } from '@crateflow/sdk';
 import { HashedKeyTable } from '../storage/hashed-key-table.js';
 
 /** What identifies an album for matching: its MusicBrainz id(s) when known, else normalised artist + album. */
@@ -111,32 +111,30 @@ function mbidsOf(item: AlbumIdentity): string[] {
   return ids;
 }
 
-/** The name key: artist + album (or track title for a track without an album). */
+/**
+ * The name key: the artist credit as a set of artists (see the sdk's artistKey) + album (or track title for a track
+ * without an album).
+ */
 export function nameKeyOf(item: AlbumIdentity): string | undefined {
   const second = item.album ?? item.title;
-  return second ? `${normalizeName(item.artist)}${NAME_KEY_SEPARATOR}${normalizeName(second)}` : undefined;
+  return second ? `${artistKey(item.artist)}${NAME_KEY_SEPARATOR}${normalizeName(second)}` : undefined;
 }
 
 /**
- * Between artist and album in a name key. The sdk's albumKey joins them with U+241F, which makes every key a
- * two-byte string in V8; a quarter of a million keys in memory (a year of decisions, a 100,000-album library)
- * take half the room with U+001F, which no normalised name holds. Files written before hold U+241F: readers
- * decode stored keys with {@link decodeNameKey}.
+ * Between artist and album in a name key; which one also tells the rules a stored key was made by. Keys are stored
+ * on the lines of the append-only files and the library catalogue, and as hashes in the indexes saved beside them.
+ * U+241F (first versions) and then U+001F joined keys whose artist half was the credit as written, in its order;
+ * since credits match as sets of artists (issue #27) the separator is U+001D. A stored key with another separator
+ * is not compared: readers make the key again from the record on the line ({@link isCurrentNameKey}), and saved
+ * indexes of earlier keys are not loaded (their tables are saved under {@link NAME_TABLE}). One byte, not U+241F,
+ * keeps a key a one-byte string in V8: a quarter of a million keys in memory take half the room.
  */
-export const NAME_KEY_SEPARATOR = '\x1f';
-const OLD_SEPARATOR = Buffer.from('\u241f');
+export const NAME_KEY_SEPARATOR = '\x1d';
 
-/**
- * The name key stored in `bytes` from `start` to `end`, as one flat string (a one-byte string for Latin text),
- * with the separator of earlier versions replaced. Decoded from the bytes rather than edited as a string, which
- * would leave pieces of a two-byte string behind the key.
- */
-export function decodeNameKey(bytes: Buffer, start: number, end: number): string {
-  const old = bytes.indexOf(OLD_SEPARATOR, start);
-  if (old === -1 || old >= end) return bytes.toString('utf8', start, end);
-  const copy = Buffer.from(bytes.subarray(start, end));
-  const at = old - start;
-  copy[at] = 0x1f;
-  copy.copyWithin(at + 1, at + OLD_SEPARATOR.length);
-  return copy.toString('utf8', 0, copy.length - OLD_SEPARATOR.length + 1);
+/** The name under which saved indexes keep their table of name-key hashes: another name for other key rules. */
+export const NAME_TABLE = 'creditSetName';
+
+/** Whether a stored name key (empty: none) was made by today's rules, else it must be made again from its record. */
+export function isCurrentNameKey(key: string): boolean {
+  return key === '' || key.includes(NAME_KEY_SEPARATOR);
 }

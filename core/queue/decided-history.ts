@@ -1,4 +1,4 @@
-import { AlbumMatcher, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { AlbumMatcher, isCurrentNameKey, NAME_TABLE, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
 import { cleanKeyField, keyFieldsOf } from '../library/match-key-fields.js';
 import { AppendOnlyLines } from '../storage/append-only-lines.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
@@ -108,7 +108,7 @@ export class DecidedHistory extends AppendOnlyLines {
     const lineOffsets = a.lineOffsets, flags = a.flags, approved = a.approved, rejected = a.rejected;
     if (!(lineOffsets instanceof Float64Array) || !(flags instanceof Uint8Array) || flags.length !== lineOffsets.length) return false;
     if (!(approved instanceof Int32Array) || !(rejected instanceof Int32Array)) return false;
-    const [ids, byMbid, byName] = [LineIds.load(a, lineOffsets.length), loadTable(a, 'mbid'), loadTable(a, 'name')];
+    const [ids, byMbid, byName] = [LineIds.load(a, lineOffsets.length), loadTable(a, 'mbid'), loadTable(a, NAME_TABLE)];
     if (!ids || !byMbid || !byName) return false;
     this.lineOffsets = new GrowableArray(Float64Array, lineOffsets);
     this.flags = new GrowableArray(Uint8Array, flags);
@@ -119,18 +119,23 @@ export class DecidedHistory extends AppendOnlyLines {
   }
 
   protected indexLine(bytes: Buffer, offset: number, number: number): void {
-    const fields = keyFieldsOf(bytes, 5, 4);
-    const [kind, id, status, mbid, name] = fields;
+    const fields = keyFieldsOf(bytes, 5);
+    const [kind, id, status, mbid, name = ''] = fields;
     if (fields.length < 5 || !id || (kind !== 'D' && kind !== 'R')) throw new DamagedDataError(this.path, `line ${number} is not a history line`, RECOVERY);
     if (kind === 'R') {
       const decision = this.ids.entryOf(id);
       if (decision === undefined) return;
       this.withdraw(id, decision);
-      this.matcher.removeKeys(mbid, name, decision);
+      // A restore line of an earlier version holds the decision's key by earlier rules and no record to make it
+      // again: the key made from the decision's record stays, pointing at a decision that no longer stands, which
+      // `find` answers as not found, as it would a removed key.
+      this.matcher.removeKeys(mbid, isCurrentNameKey(name) ? name : undefined, decision);
       return;
     }
     if (status !== 'approved' && status !== 'rejected') throw new DamagedDataError(this.path, `line ${number} has an unknown status "${status}"`, RECOVERY);
-    this.matcher.addKeys(mbid, name, this.addDecision(id, status, offset));
+    // A key written by an earlier version is made again from the record (read only for such lines).
+    const key = isCurrentNameKey(name) ? name : nameKeyOf(parseRecord(bytes.toString('utf8'), this.path));
+    this.matcher.addKeys(mbid, key, this.addDecision(id, status, offset));
   }
 
   protected indexArrays(): IndexArrays {
@@ -139,7 +144,7 @@ export class DecidedHistory extends AppendOnlyLines {
     };
     this.ids.save(arrays);
     saveTable(arrays, 'mbid', this.matcher.tables.byMbid);
-    saveTable(arrays, 'name', this.matcher.tables.byName);
+    saveTable(arrays, NAME_TABLE, this.matcher.tables.byName);
     return arrays;
   }
 

@@ -1,4 +1,4 @@
-import { AlbumMatcher, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { AlbumMatcher, isCurrentNameKey, NAME_TABLE, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
 import { cleanKeyField, keyFieldsOf } from '../library/match-key-fields.js';
 import { AppendOnlyLines } from '../storage/append-only-lines.js';
 import { DamagedDataError } from '../storage/damaged-data-error.js';
@@ -94,7 +94,7 @@ export class WaitingWishlist extends AppendOnlyLines {
   async each(visit: (item: WishlistItem) => void): Promise<void> {
     await this.eachWrittenLine((bytes, offset) => {
       if (bytes[0] !== 0x57 /* W */) return;
-      const [, id] = keyFieldsOf(bytes, 2, -1);
+      const [, id] = keyFieldsOf(bytes, 2);
       const entry = id === undefined ? undefined : this.ids.entryOf(id);
       if (entry === undefined || this.lineOffsets.at(entry) !== offset) return;
       visit(parseRecord(bytes.toString('utf8'), this.path));
@@ -128,7 +128,7 @@ export class WaitingWishlist extends AppendOnlyLines {
   protected adoptIndex(a: IndexArrays): boolean {
     const lineOffsets = a.lineOffsets, flags = a.flags;
     if (!(lineOffsets instanceof Float64Array) || !(flags instanceof Uint8Array) || flags.length !== lineOffsets.length) return false;
-    const [ids, byMbid, byName] = [LineIds.load(a, lineOffsets.length), loadTable(a, 'mbid'), loadTable(a, 'name')];
+    const [ids, byMbid, byName] = [LineIds.load(a, lineOffsets.length), loadTable(a, 'mbid'), loadTable(a, NAME_TABLE)];
     if (!ids || !byMbid || !byName) return false;
     this.lineOffsets = new GrowableArray(Float64Array, lineOffsets);
     this.flags = new GrowableArray(Uint8Array, flags);
@@ -139,24 +139,28 @@ export class WaitingWishlist extends AppendOnlyLines {
   }
 
   protected indexLine(bytes: Buffer, offset: number, number: number): void {
-    const fields = keyFieldsOf(bytes, KEY_FIELDS, 3);
-    const [kind, id, mbid, name] = fields;
+    const fields = keyFieldsOf(bytes, KEY_FIELDS);
+    const [kind, id, mbid, name = ''] = fields;
     if (fields.length < KEY_FIELDS || !id || (kind !== 'W' && kind !== 'L')) throw new DamagedDataError(this.path, `line ${number} is not a waiting-list line`, RECOVERY);
     if (kind === 'W') {
-      this.matcher.addKeys(mbid, name, this.addEntry(id, offset));
+      // A key written by an earlier version is made again from the record (read only for such lines).
+      const key = isCurrentNameKey(name) ? name : nameKeyOf(parseRecord(bytes.toString('utf8'), this.path));
+      this.matcher.addKeys(mbid, key, this.addEntry(id, offset));
       return;
     }
     const entry = this.ids.entryOf(id);
     if (entry === undefined) return;
     this.withdraw(id, entry);
-    this.matcher.removeKeys(mbid, name, entry);
+    // An L line of an earlier version holds the key by earlier rules and no record to make it again: the key made
+    // from the W line's record stays, pointing at an item that no longer waits, which `find` answers as not found.
+    this.matcher.removeKeys(mbid, isCurrentNameKey(name) ? name : undefined, entry);
   }
 
   protected indexArrays(): IndexArrays {
     const arrays: IndexArrays = { lineOffsets: this.lineOffsets.copy(), flags: this.flags.copy() };
     this.ids.save(arrays);
     saveTable(arrays, 'mbid', this.matcher.tables.byMbid);
-    saveTable(arrays, 'name', this.matcher.tables.byName);
+    saveTable(arrays, NAME_TABLE, this.matcher.tables.byName);
     return arrays;
   }
 

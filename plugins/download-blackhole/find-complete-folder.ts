@@ -1,20 +1,23 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { normalizeName } from '@crateflow/sdk';
+import { artistKey, normalizeName } from '@crateflow/sdk';
 
-/** Finds `<complete_dir>/<Artist>/<Album>` by normalised names (case, accents, "The", edition suffixes ignored). */
+/**
+ * Finds `<complete_dir>/<Artist>/<Album>` by the names as the core matches them (case, accents, "The", edition
+ * suffixes ignored; the artist folder of a collaboration names its artists in any order, joined any way).
+ */
 export async function findCompleteFolder(completeDir: string, artist: string, album: string): Promise<string | undefined> {
-  const artistDir = await findChild(completeDir, normalizeName(artist));
+  const artistDir = await findChild(completeDir, artistKey(artist), artistKey);
   if (!artistDir) return undefined;
-  return findChild(artistDir, normalizeName(album));
+  return findChild(artistDir, normalizeName(album), normalizeName);
 }
 
-async function findChild(parent: string, wanted: string): Promise<string | undefined> {
+async function findChild(parent: string, wanted: string, keyOf: (name: string) => string): Promise<string | undefined> {
   const entries = await readdir(parent, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return [];
     throw err;
   });
-  const match = entries.find((e) => e.isDirectory() && normalizeName(e.name) === wanted);
+  const match = entries.find((e) => e.isDirectory() && keyOf(e.name) === wanted);
   return match ? join(parent, match.name) : undefined;
 }
 

@@ -28,7 +28,7 @@ export type { PreviewProvider, PreviewQuery } from './kinds/preview.js';
 export { isPreviewOrigin, isFromOrigins } from './preview-origins.js';
 export type { MusicBrainz, ReleaseGroupQuery, CreditedArtist, ReleaseGroup, ReleaseGroupHit, RecordingReleaseGroups, Artist, ArtistHit, Tracklist, TracklistTrack } from './musicbrainz.js';
 export type { PluginLifecycle, PluginHealth } from './kinds/plugin-lifecycle.js';
-export { normalizeName, albumKey, nameWords } from './normalize-name.js';
+export { normalizeName, artistKey, albumKey, nameWords } from './normalize-name.js';
 // Helpers for discovery sources: waiting on the context clock, a TTL cache in plugin storage, a ListenBrainz client
 // with its rate-limit manners, and finding the MusicBrainz artist a library name means.
 export { clockSleep } from './clock-sleep.js';

@@ -19,6 +19,21 @@ const INITIALS_DOT = /(?<![\p{L}\p{N}])(\p{L})\.(?=\p{L}(?![\p{L}\p{N}]))/gu;
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const PLAIN_WORDS = /^[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
 const ASCII_INITIALS_DOT = /(?<![A-Za-z0-9])([A-Za-z])\.(?=[A-Za-z](?![A-Za-z0-9]))/g;
+// Characters that look like nothing: format characters (zero-width space and joiner, the byte order mark, soft
+// hyphen, direction marks) and control characters. A name with one inside is the name without it; white-space
+// controls (tab, newline) separate words like a space.
+const ASCII_CONTROL = /[\x00-\x1f\x7f]/;
+const CONTROL_SPACE = /[\t\n\v\f\r\x85]/g;
+const INVISIBLE = /[\p{Cc}\p{Cf}]/gu;
+// Apostrophe look-alikes, made one before NFKD (which would turn an acute accent ´ into a space and a mark).
+const APOSTROPHES = /[\u00b4\u02bb\u02bc\u2018\u2019\u201b\u2032\uff07]/g;
+// What joins the artists of a credit: "A & B", "A, B and C", "A feat. B", "A (ft. B)", "A with B", "A + B". The
+// words count only between two names (space on both sides, or a bracket before "feat."), so "And Also the Trees"
+// stays one name. " x " and " vs. " are left alone: "Brand X", "Malcolm X" or "Spy vs Spy" are names too.
+const CREDIT_JOINER = /\s*(?:[,&+\u3001]|(?<=\s)(?:and|with)(?=\s)|(?<=[\s([])(?:feat|ft)\.?(?=\s)|(?<=[\s([])featuring(?=\s))\s*/giu;
+const PLAIN_JOINER = / (?:and|with|feat|ft|featuring) /i;
+/** Between the artists of a credit in an {@link artistKey}; a normalised name never holds "&". */
+const ARTIST_SEPARATOR = ' & ';
 
 /**
  * Reduces an artist or album name to a comparison key: case, accents, punctuation, a leading "The", `&` vs
@@ -36,26 +51,43 @@ export function normalizeName(name: string): string {
     const lower = name.toLowerCase();
     return lower.startsWith('the ') ? lower.slice(4) : lower;
   }
-  let text = foldLetters(name);
-  for (let match = TRAILING_GROUP.exec(text); match; match = TRAILING_GROUP.exec(text)) {
-    const inner = match[1] ?? '';
-    if (!EDITION_WORDS.test(inner) && !YEAR_ONLY.test(inner)) break;
-    text = text.slice(0, match.index);
-  }
+  const text = withoutEditions(foldLetters(name));
   const key = wordsOf(text).replace(/^the /, '');
-  // A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable, still without
-  // its edition suffix, so "!!! (Deluxe Edition)" matches "!!!".
-  return key.length > 0 ? key : text.toLowerCase().replace(/\s+/g, ' ').trim();
+  return key.length > 0 ? key : punctuationKey(text);
 }
 
 /**
- * The key that identifies an album by name: normalised artist and album joined.
+ * The key of an artist credit: the set of artists it names, each normalised as {@link normalizeName} does, so
+ * neither their order nor what joins them (`&`, `and`, `,`, `feat.`, `ft.`, `featuring`, `with`, `+`) matters. A
+ * library lists a joint album's artists in its own order ("Kanye West & JAY-Z"), MusicBrainz in the credit's
+ * ("JAY‐Z & Kanye West"). A one-artist name keys exactly as normalizeName.
+ *
+ * @example
+ * artistKey('JAY-Z & Kanye West') === artistKey('Kanye West, JAY‐Z')                         // true
+ * artistKey('Sufjan Stevens feat. Angelo De Augustine') === artistKey('Angelo De Augustine and Sufjan Stevens') // true
+ * artistKey('The Beatles') === normalizeName('Beatles')                                     // true
+ */
+export function artistKey(artist: string): string {
+  if (PLAIN_WORDS.test(artist) && !PLAIN_JOINER.test(artist)) return normalizeName(artist);
+  const text = withoutEditions(foldLetters(artist));
+  const names = new Set<string>();
+  for (const part of text.split(CREDIT_JOINER)) {
+    const name = wordsOf(part).replace(/^the /, '');
+    if (name.length > 0) names.add(name);
+  }
+  if (names.size === 0) return punctuationKey(text);
+  return names.size === 1 ? names.values().next().value ?? '' : [...names].sort().join(ARTIST_SEPARATOR);
+}
+
+/**
+ * The key that identifies an album by name: the artist credit's {@link artistKey} and the normalised album joined.
  *
  * @example
  * albumKey('The National', 'Boxer (Deluxe Edition)') === albumKey('National', 'boxer')   // true
+ * albumKey('Kanye West & JAY-Z', 'Watch the Throne') === albumKey('JAY-Z & Kanye West', 'Watch The Throne') // true
  */
 export function albumKey(artist: string, album: string): string {
-  return `${normalizeName(artist)}\u241f${normalizeName(album)}`;
+  return `${artistKey(artist)}\u241f${normalizeName(album)}`;
 }
 
 /**
@@ -73,9 +105,34 @@ export function nameWords(text: string): string {
   return wordsOf(foldLetters(text));
 }
 
+/** `text` without trailing edition suffixes in brackets. */
+function withoutEditions(folded: string): string {
+  let text = folded;
+  for (let match = TRAILING_GROUP.exec(text); match; match = TRAILING_GROUP.exec(text)) {
+    const inner = match[1] ?? '';
+    if (!EDITION_WORDS.test(inner) && !YEAR_ONLY.test(inner)) break;
+    text = text.slice(0, match.index);
+  }
+  return text;
+}
+
+// A name made only of punctuation ("!!!") would reduce to nothing; keep it distinguishable, still without its
+// edition suffix, so "!!! (Deluxe Edition)" matches "!!!".
+function punctuationKey(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+// NFKD both takes accents off (dropped as marks) and makes compatibility forms plain: fullwidth "ＡＢＣ" and "＆",
+// ligatures, superscripts. Invisible characters go first, so a zero-width space inside a word leaves one word.
 function foldLetters(text: string): string {
-  if (ASCII_ONLY.test(text)) return text;
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
+  if (ASCII_ONLY.test(text)) return ASCII_CONTROL.test(text) ? text.replace(CONTROL_SPACE, ' ').replace(INVISIBLE, '') : text;
+  return text
+    .replace(CONTROL_SPACE, ' ')
+    .replace(INVISIBLE, '')
+    .replace(APOSTROPHES, "'")
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(FOLDABLE, (letter) => FOLD[letter] ?? letter);
 }
 
 function wordsOf(folded: string): string {
@@ -92,7 +149,7 @@ function wordsOf(folded: string): string {
     .replace(INITIALS_DOT, '$1')
     .toLowerCase()
     .replace(/&/g, ' and ')
-    .replace(/['\u2019`]/g, '')
+    .replace(/['`]/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }

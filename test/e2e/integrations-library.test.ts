@@ -96,6 +96,28 @@ describe('library sync to wishlist_removed', () => {
     });
   }
 
+  it('removes a wishlist item crediting a gonic joint album\'s artists in another order than gonic lists them (JAY-Z & Kanye West)', async (t) => {
+    // An untagged rip (no MusicBrainz ids: only the names can match) whose ALBUMARTIST tag holds two values. gonic
+    // shows the first as displayArtist (`tags.Read` takes `normtag.Get`, the first value: wrtag
+    // `tags/normtag/normtag.go`) and lists the artists by artist id, Kanye West first: no credit it sends is
+    // "JAY-Z & Kanye West", the order MusicBrainz (and so the wishlist item) gives.
+    const throne: FakeAlbum = {
+      id: 'a0000000000000000000000000000001', name: 'Watch the Throne', artist: 'JAY-Z', artistId: 'ar-2', songCount: 12, durationSeconds: 2760,
+      createdAt: '2026-01-01T00:00:00.000Z', albumArtists: [{ id: 'ar-2', name: 'JAY-Z' }, { id: 'ar-1', name: 'Kanye West' }],
+    };
+    const subsonic = await startFakeSubsonic({ username: 'crate', password: 'secret', albums: [throne, ...ALBUMS.slice(0, 20)], flavour: 'gonic' });
+    t.after(() => subsonic.close());
+    const { app, events } = await startWith(t, { type: 'subsonic', url: subsonic.url, username: 'crate', password: 'secret' });
+    await want(app, { artist: 'JAY\u2010Z & Kanye West', album: 'Watch the Throne' });
+    await want(app, { artist: 'Not In The Library', album: 'Nowhere' });
+
+    const job = await sync(app);
+    assert.equal(job.status, 'completed', job.error);
+    const library = await api<{ items: { artist: string; artists?: string[] }[] }>(app.baseUrl, 'GET', '/api/v1/library?q=throne');
+    assert.deepEqual(library.body.items.map((a) => [a.artist, a.artists]), [['JAY-Z', ['Kanye West', 'Kanye West & JAY-Z']]], 'gonic\'s order, as the plugin read it');
+    await assertOnlyTheMissingOneLeft(app, events, ['Watch the Throne']);
+  });
+
   it('reads all 1,200 albums from Jellyfin 10.11 in pages of 100, past a page that timed out, and removes every owned wishlist item', async (t) => {
     // The page at 600 misses the client's deadline once, as a slow 10.11 page does; it is read again after 2 s.
     const jellyfin = await startFakeJellyfin({ apiKey: API_KEY, albums: ALBUMS, version: '10.11.1', stallPages: new Map([[600, 1]]) });

@@ -16,9 +16,12 @@ type Payload = Record<string, unknown>;
 
 /** The AlbumID3 object `flavour` serves for `album`; `openSubsonicFields` is false for Navidrome's legacy clients. */
 export function albumId3(album: FakeAlbum, flavour: SubsonicFlavour, openSubsonicFields: boolean): Payload {
-  const refs = album.albumArtists ?? [{ id: album.artistId, name: album.artist }];
-  // gonic sorts the album's album-artist credits by artist id and puts the first one in `artist`.
-  const gonicFirst = [...refs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0] ?? refs[0];
+  const credited = album.albumArtists ?? [{ id: album.artistId, name: album.artist }];
+  // gonic sorts the album's album-artist credits by artist id, puts the first one in `artist` and lists them all in
+  // that order in `artists` (gonic `server/ctrlsubsonic/spec/construct_by_tags.go` NewAlbumByTags): a joint album's
+  // artists come in the order the scanner first met them, not the credit's.
+  const refs = flavour === 'gonic' ? [...credited].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) : credited;
+  const gonicFirst = refs[0];
   const artist = flavour === 'navidrome' ? navidromeArtist(album) : flavour === 'gonic' ? (gonicFirst?.name ?? album.artist) : album.artist;
   const artistId = flavour === 'gonic' ? (gonicFirst?.id ?? album.artistId) : album.artistId;
   const base: Payload = {

@@ -73,7 +73,7 @@ describe('LibraryCatalog', () => {
     await utimes(path, stamp, stamp);
     await closeAll(await openCatalog(dir));
     const text = await readFile(path, 'utf8');
-    await writeFile(path, text.replace('artist 3\x1falbum 3', 'artist 9\x1falbum 9'));
+    await writeFile(path, text.replace('artist 3\x1dalbum 3', 'artist 9\x1dalbum 9'));
     await utimes(path, stamp, stamp);
     const fromIndex = await openCatalog(dir);
     assert.equal(fromIndex.catalog.owns({ artist: 'Artist 3', album: 'Album 3' }), true);

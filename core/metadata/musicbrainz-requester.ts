@@ -108,6 +108,11 @@ export class MusicBrainzRequester {
         url, headers: { 'user-agent': this.options.userAgent, accept: 'application/json' }, timeoutMs: this.options.timeoutMs ?? 20_000, maxResponseBytes: maxBytes,
       }));
     } catch (err: unknown) {
+      // Nothing listens there, or the name does not resolve: backing off within this request only makes a person
+      // wait (1 + 2 + 4 s of "Loading tracks…") for the same answer. Said at once; the caller may try again later.
+      if (err instanceof HttpRequestError && err.reason === 'network' && isUnreachable(err)) {
+        throw new RetryLaterError(`MusicBrainz cannot be reached: ${err.message}`, { retryAfterMs: UNREACHABLE_RETRY_MS, cause: err });
+      }
       if (err instanceof HttpRequestError && (err.reason === 'timeout' || err.reason === 'network')) return { waitMs: backoff, reason: err.message, cause: err };
       throw err;
     }
@@ -164,4 +169,21 @@ function errorText(res: HttpResponse): string {
 
 function isStored(value: unknown): value is Stored {
   return isRecord(value) && (value['found'] === false || (value['found'] === true && isRecord(value['body'])));
+}
+
+// Errors that say no server is there (connection refused, no route, a name that does not resolve), as opposed to
+// one that answered badly or dropped the connection: the first kind does not get better within seconds.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// How long a caller is told to wait before asking an unreachable MusicBrainz again.
+const UNREACHABLE_RETRY_MS = 30_000;
+
+function isUnreachable(err: Error): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if ('code' in current && typeof current.code === 'string' && UNREACHABLE_CODES.has(current.code)) return true;
+    // AggregateError (every address of a name refused) carries the codes in `errors`.
+    if (current instanceof AggregateError && current.errors.some((inner) => inner instanceof Error && 'code' in inner && typeof inner.code === 'string' && UNREACHABLE_CODES.has(inner.code))) return true;
+    current = current.cause;
+  }
+  return false;
 }

@@ -90,12 +90,11 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
-  const musicBrainzUsers = checked.candidates.filter((c) => c.definition.manifest.uses?.includes('musicbrainz')).map((c) => c.mount.configPath);
   const problems = [
     ...AllowedHosts.check(config.server.allowed_hosts),
     ...DefaultAuthenticator.check(config.ui.auth),
     ...OutboundAddressPolicy.check(config.webhooks_policy),
-    ...checkMetadataConfig(config.metadata, musicBrainzUsers),
+    ...checkMetadataConfig(config.metadata),
     ...checkSourceEntries(config.sources),
     ...checked.problems,
   ];
@@ -114,9 +113,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     throw err;
   });
   const plugins = await createPlugins(checked, {
-    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, ...(musicbrainz ? { musicbrainz } : {}),
+    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, musicbrainz,
   }).catch(async (err: unknown) => {
-    await musicbrainz?.close();
+    await musicbrainz.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
     const problems = pluginCreateProblems(err, configPathOf);
     throw problems ? new ConfigError(source, problems) : err;
@@ -124,12 +123,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   // Which sink serves /api/v1/webhooks is decided by capability, once; two that both claim it stop the start-up.
   const webhookAdmin = await chooseWebhookAdmin(plugins, config.events.sink_timeout_ms).catch(async (err: unknown) => {
     await releasePlugins(plugins, database, log);
-    await musicbrainz?.close();
+    await musicbrainz.close();
     throw err;
   });
   if (!webhookAdmin.ok) {
     await releasePlugins(plugins, database, log);
-    await musicbrainz?.close();
+    await musicbrainz.close();
     throw new ConfigError(source, webhookAdmin.problems);
   }
 
@@ -147,8 +146,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.Version, { useValue: version });
   container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
   container.register(Tokens.NewId, { useValue: makeId });
-  // A factory, not useValue: tsyringe treats `useValue: undefined` as no provider and fails to resolve the token.
-  container.register(Tokens.MusicBrainz, { useFactory: () => musicbrainz });
+  container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
   const store = await CoreStore.open(coreDoc, events, database.dir);
   container.register(CoreStore, { useValue: store });
@@ -199,7 +197,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
       await database.close();
       await store.close();
-      await musicbrainz?.close();
+      await musicbrainz.close();
     })();
     return closing;
   }

@@ -24,15 +24,14 @@ import { searchRoutes } from './search/search.routes.js';
 import { CoreStore } from './storage/core-store.js';
 
 /**
- * Part of the composition root: covers, search, lookups by mbid and background enrichment (issue #19). Covers
- * work without `metadata.contact`; everything that asks MusicBrainz needs it (503 naming it otherwise), and the
- * enrichment worker exists only with it.
+ * Part of the composition root: covers, search, lookups by mbid and background enrichment (issue #19). None of it
+ * needs a setting: MusicBrainz is asked with Crateflow's own User-Agent (issue #28).
  */
 export async function registerMetadata(container: DependencyContainer, dataDir: string): Promise<void> {
   const config = container.resolve<AppConfig>(Tokens.Config);
   const log = container.resolve<Logger>(Tokens.Log);
   const clock = container.resolve<Clock>(Tokens.Clock);
-  const musicbrainz = container.resolve<MusicBrainz | undefined>(Tokens.MusicBrainz);
+  const musicbrainz = container.resolve<MusicBrainz>(Tokens.MusicBrainz);
   const store = container.resolve(CoreStore);
   container.register(CoverService, {
     useValue: await CoverService.open({ metadata: config.metadata, dataDir, version: container.resolve<string>(Tokens.Version), clock, log: log.child({ component: 'covers' }) }),
@@ -50,22 +49,20 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
     }),
   });
   container.register(ReleaseGroupDetails, { useValue: new ReleaseGroupDetails(musicbrainz, log) });
-  if (musicbrainz) {
-    const queue = container.resolve(QueueService);
-    container.register(CandidateEnricher, {
-      useValue: new CandidateEnricher({
-        musicbrainz,
-        queue: {
-          pendingItem: (id) => store.data.queue[id],
-          pendingItems: () => Object.values(store.data.queue),
-          completePending: (id, fields) => queue.completePending(id, fields),
-        },
-        clock,
-        log: log.child({ component: 'enrichment' }),
-        signal: container.resolve<AbortSignal>(Tokens.ShutdownSignal),
-      }),
-    });
-  }
+  const queue = container.resolve(QueueService);
+  container.register(CandidateEnricher, {
+    useValue: new CandidateEnricher({
+      musicbrainz,
+      queue: {
+        pendingItem: (id) => store.data.queue[id],
+        pendingItems: () => Object.values(store.data.queue),
+        completePending: (id, fields) => queue.completePending(id, fields),
+      },
+      clock,
+      log: log.child({ component: 'enrichment' }),
+      signal: container.resolve<AbortSignal>(Tokens.ShutdownSignal),
+    }),
+  });
 }
 
 /** Completes mbid-only candidates before they are stored. */
@@ -85,8 +82,7 @@ export function metadataRoutes(container: DependencyContainer): RouteSpec[] {
 
 /** Starts enrichment: of what the queue holds now, and of every item added from now on, by the API or a source. */
 export function startMetadata(container: DependencyContainer): void {
-  const enricher = enricherOf(container);
-  if (!enricher) return;
+  const enricher = container.resolve(CandidateEnricher);
   const store = container.resolve(CoreStore);
   // After the commit (events are published once the change is on disk), so the item is there to read.
   container.resolve(EventBus).subscribe((event) => {
@@ -97,10 +93,6 @@ export function startMetadata(container: DependencyContainer): void {
 }
 
 export async function stopMetadata(container: DependencyContainer): Promise<void> {
-  await enricherOf(container)?.stop();
+  await container.resolve(CandidateEnricher).stop();
   await container.resolve(CoverService).close();
-}
-
-function enricherOf(container: DependencyContainer): CandidateEnricher | undefined {
-  return container.isRegistered(CandidateEnricher) ? container.resolve(CandidateEnricher) : undefined;
 }

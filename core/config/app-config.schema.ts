@@ -181,7 +181,7 @@ const Metadata = Type.Object(
       Type.String({
         minLength: 3,
         maxLength: 200,
-        description: 'how MusicBrainz can reach you (an e-mail address or a URL), sent in the User-Agent as its etiquette asks; required when a source, search or covers use MusicBrainz',
+        description: "optional: your e-mail address or URL, added to the User-Agent after Crateflow's own address (which is all MusicBrainz asks of an application)",
       }),
     ),
     musicbrainz: MusicBrainzBlock,

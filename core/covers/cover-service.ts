@@ -5,6 +5,7 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { CoverArtStore, type CoverSize } from '../metadata/cover-art-store.js';
+import { metadataUserAgent } from '../metadata/metadata-user-agent.js';
 import { CoverCacheBudget } from './cover-cache-budget.js';
 
 export interface CoverImage {
@@ -28,8 +29,8 @@ const RETRY_AFTER_S = 30;
 
 /**
  * Front covers for GET /covers/{mbid}: fetched from the Cover Art Archive once, stored in the data dir under a
- * size cap, and served from there. It needs no `metadata.contact`: the Cover Art Archive is not MusicBrainz and
- * asks nothing of its User-Agent, which still names Crateflow (and the contact when one is set).
+ * size cap, and served from there. Its User-Agent is the one MusicBrainz gets (metadataUserAgent), though the
+ * Cover Art Archive asks nothing of it.
  */
 export class CoverService {
   /** Use {@link CoverService.open}. (Public only because the DI container names the class.) */
@@ -42,8 +43,7 @@ export class CoverService {
   ) {}
 
   static async open(options: CoverServiceOptions): Promise<CoverService> {
-    const contact = options.metadata.contact?.trim();
-    const userAgent = `Crateflow/${options.version}${contact ? ` ( ${contact} )` : ''}`;
+    const userAgent = metadataUserAgent(options.version, options.metadata.contact);
     const http = createHttpClient({ userAgent, defaultTimeoutMs: 20_000, connectionsPerOrigin: CONCURRENT_FETCHES });
     let budget: Promise<CoverCacheBudget> | undefined;
     const store = new CoverArtStore({

@@ -22,6 +22,6 @@ export const Tokens = {
   /** Aborted when the app shuts down. */
   ShutdownSignal: token<AbortSignal>('ShutdownSignal'),
   NewId: token<() => string>('NewId'),
-  /** The one MusicBrainz client, or undefined when `metadata.contact` is not set. */
-  MusicBrainz: token<MusicBrainz | undefined>('MusicBrainz'),
+  /** The one MusicBrainz client (pacing queue, User-Agent, disk cache) of the app. */
+  MusicBrainz: token<MusicBrainz>('MusicBrainz'),
 } as const;

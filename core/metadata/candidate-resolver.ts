@@ -1,5 +1,4 @@
 import type { Logger, MusicBrainz, ReleaseGroup } from '@crateflow/sdk';
-import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { ValidationError, type FieldProblem } from '../errors/validation-error.js';
 import { musicBrainzUnavailable } from './musicbrainz-unavailable.js';
 import type { Candidate } from '../queue/queue-item.schema.js';
@@ -19,7 +18,7 @@ export const MAX_MBID_ONLY = 10;
  * are kept as sent. Nothing is stored when any candidate fails, so the whole request can be sent again.
  */
 export class CandidateResolver {
-  constructor(private readonly musicbrainz: MusicBrainz | undefined, private readonly log: Logger) {}
+  constructor(private readonly musicbrainz: MusicBrainz, private readonly log: Logger) {}
 
   /** `pathOf(index)` names a candidate in problems: `body` for a single one, `body[3]` in a batch. */
   async resolve(proposed: readonly ProposedCandidate[], pathOf: (index: number) => string): Promise<Candidate[]> {
@@ -39,7 +38,6 @@ export class CandidateResolver {
     }
     if (lookups.length === 0) return proposed.map((candidate) => withArtist(candidate, candidate.artist ?? ''));
     const musicbrainz = this.musicbrainz;
-    if (!musicbrainz) throw new MetadataUnavailableError();
 
     const found = new Map<number, ReleaseGroup>();
     for (const index of lookups) {

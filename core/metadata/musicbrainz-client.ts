@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DiskCache } from './disk-cache.js';
 import { lucenePhrase } from './lucene-phrase.js';
 import type { Artist, ArtistHit, MusicBrainz, RecordingReleaseGroups, ReleaseGroup, ReleaseGroupHit, ReleaseGroupQuery, Tracklist } from '@crateflow/sdk';
+import { metadataUserAgent } from './metadata-user-agent.js';
 import { MusicBrainzRequester } from './musicbrainz-requester.js';
 import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup, readReleaseGroupHit } from './read-musicbrainz-json.js';
 import { chooseTracklistRelease, readTracklist } from './read-musicbrainz-tracklist.js';
@@ -12,8 +13,8 @@ import { byCodeUnits } from '../sorting/code-unit-order.js';
 export interface MusicBrainzClientOptions {
   /** Crateflow's version (core/version.ts). */
   readonly version: string;
-  /** How MusicBrainz can reach the operator: a URL or an e-mail address (config key `metadata.contact`). */
-  readonly contact: string;
+  /** The operator's address (config key `metadata.contact`), optional: the User-Agent always names the project. */
+  readonly contact?: string;
   /** The data dir; the cache lives in `<dataDir>/cache/musicbrainz`. */
   readonly dataDir: string;
   readonly clock: Clock;
@@ -45,10 +46,8 @@ export class MusicBrainzClient implements MusicBrainz {
   ) {}
 
   static async open(options: MusicBrainzClientOptions): Promise<MusicBrainzClient> {
-    const contact = options.contact.trim();
     // §1: the User-Agent must let MusicBrainz contact the maintainer; without it requests are throttled or dropped.
-    if (!contact) throw new Error('MusicBrainz needs a contact (metadata.contact): a URL or an e-mail address');
-    const userAgent = `Crateflow/${options.version} ( ${contact} )`;
+    const userAgent = metadataUserAgent(options.version, options.contact);
     // One connection: requests are a second apart anyway, and keep-alive saves a TLS handshake per request.
     let http = options.http;
     let closeHttp = async (): Promise<void> => {};
@@ -68,7 +67,11 @@ export class MusicBrainzClient implements MusicBrainz {
   }
 
   async searchReleaseGroups(query: ReleaseGroupQuery): Promise<ReleaseGroupHit[]> {
-    const terms = [`releasegroup:${lucenePhrase(query.title)}`];
+    const title = lucenePhrase(query.title);
+    // A bare search box text may name the album or the artist (§6.3 fields: `releasegroup` is the title, `artist`
+    // the credit). The artist clause is boosted so an artist's own groups are among the first page, not crowded out
+    // by the many groups whose title merely contains the word ("Low" the band, not only "Low Life").
+    const terms = [query.orArtist && query.artist === undefined ? `(releasegroup:${title} OR artist:${title}^2)` : `releasegroup:${title}`];
     if (query.artist !== undefined) terms.push(`artist:${lucenePhrase(query.artist)}`);
     if (query.primaryType !== undefined) terms.push(`primarytype:${lucenePhrase(query.primaryType.toLowerCase())}`);
     const limit = Math.min(100, Math.max(1, query.limit ?? 25));

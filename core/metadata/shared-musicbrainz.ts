@@ -8,32 +8,26 @@ import { MusicBrainzClient } from './musicbrainz-client.js';
 const PUBLIC_HOST = /(^|\.)musicbrainz\.org$/i;
 const PUBLIC_MIN_INTERVAL_MS = 1000;
 
-/**
- * The config rules of `metadata`: the contact MusicBrainz's etiquette asks for is required as soon as something
- * uses MusicBrainz (`users`: the config paths of those plugins), and the public server keeps its rate limit.
- */
-export function checkMetadataConfig(metadata: MetadataConfig, users: readonly string[]): PathProblem[] {
+/** The config rules of `metadata`: the public server keeps its rate limit. */
+export function checkMetadataConfig(metadata: MetadataConfig): PathProblem[] {
   const problems: PathProblem[] = [];
-  if (users.length > 0 && !metadata.contact?.trim()) {
-    const who = users.length === 1 ? `${users[0]} uses` : `${users.join(', ')} use`;
-    problems.push({ path: 'metadata.contact', message: `required because ${who} MusicBrainz: an e-mail address or a URL where MusicBrainz can reach you` });
-  }
   if (metadata.musicbrainz.request_interval_ms < PUBLIC_MIN_INTERVAL_MS && PUBLIC_HOST.test(hostOf(metadata.musicbrainz.url))) {
     problems.push({ path: 'metadata.musicbrainz.request_interval_ms', message: `must be >= ${PUBLIC_MIN_INTERVAL_MS} for musicbrainz.org (one request a second at most)` });
   }
   return problems;
 }
 
-/** The instance's one MusicBrainz client, or undefined when no contact is configured (then nothing may use it). */
-export async function openSharedMusicBrainz(
+/**
+ * The instance's one MusicBrainz client. It needs no setting: its User-Agent names Crateflow and the project's
+ * address, which is what MusicBrainz asks of an application; `metadata.contact` only adds the operator's.
+ */
+export function openSharedMusicBrainz(
   metadata: MetadataConfig,
   deps: { dataDir: string; version: string; clock: Clock; log: Logger },
-): Promise<MusicBrainzClient | undefined> {
-  const contact = metadata.contact?.trim();
-  if (!contact) return undefined;
+): Promise<MusicBrainzClient> {
   return MusicBrainzClient.open({
     version: deps.version,
-    contact,
+    ...(metadata.contact === undefined ? {} : { contact: metadata.contact }),
     dataDir: deps.dataDir,
     clock: deps.clock,
     log: deps.log,

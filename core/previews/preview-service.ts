@@ -1,6 +1,5 @@
 import { albumKey, isFromOrigins, isRetryLaterError, PreviewTrack, type Clock, type Logger, type MusicBrainz, type ReleaseGroup } from '@crateflow/sdk';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
-import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -20,8 +19,8 @@ export interface PreviewServiceDeps {
   readonly plugins: LoadedPlugins;
   /** The provider's origins, checked (previewOriginsOf): a track from anywhere else would not play under the CSP. */
   readonly origins: readonly string[];
-  /** Undefined without `metadata.contact`: an mbid the queue and wishlist do not know cannot be looked up then. */
-  readonly musicbrainz: MusicBrainz | undefined;
+  /** Names an mbid the queue and wishlist do not know. */
+  readonly musicbrainz: MusicBrainz;
   readonly known: KnownAlbums;
   readonly store: CoreStore;
   readonly clock: Clock;
@@ -116,7 +115,6 @@ export class PreviewService {
 
   private async musicBrainzAlbum(mbid: string): Promise<Album> {
     const musicbrainz = this.deps.musicbrainz;
-    if (!musicbrainz) throw new MetadataUnavailableError();
     let group: ReleaseGroup | undefined;
     try {
       group = await this.naming.run(() => musicbrainz.releaseGroup(mbid));

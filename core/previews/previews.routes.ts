@@ -16,7 +16,7 @@ export function previewRoutes(previews: PreviewService): RouteSpec[] {
         'answer is remembered for `previews.cache_ttl` (10 minutes; Deezer preview links expire after 15). An album the provider ' +
         'does not have answers 200 with no tracks. 404 for an mbid MusicBrainz does not know; 503 `previews-unavailable` with ' +
         '`Retry-After` when the provider is over its quota, down or failing, and with `config_key` when `previews.type` is `none`; ' +
-        '503 `metadata-unavailable` for an mbid only MusicBrainz could name while `metadata.contact` is not set.',
+        '503 `upstream-unavailable` for an mbid only MusicBrainz could name while it cannot be reached.',
       query: PreviewsQuery,
       response: Previews,
       handle: async ({ query, setHeader }) => {

@@ -68,7 +68,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       description:
         'A candidate may give only `mbid` (a MusicBrainz release group; at most 10 such per request): artist, album, year and ' +
         'cover are then filled from MusicBrainz before it is stored (400 naming `mbid` when MusicBrainz does not know it, 503 ' +
-        'when it cannot be reached or `metadata.contact` is not set; nothing is stored then). Albums sent with artist and ' +
+        'when it cannot be reached; nothing is stored then). Albums sent with artist and ' +
         'album but no mbid are stored at once and looked up in the background.',
       body: Type.Union([ProposedCandidate, Type.Array(ProposedCandidate, { minItems: 1, maxItems: MAX_BATCH })]),
       errors: [503, 507],

@@ -1,6 +1,5 @@
 import type { Logger, MusicBrainz, ReleaseGroup, Tracklist } from '@crateflow/sdk';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
-import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { musicBrainzUnavailable } from '../metadata/musicbrainz-unavailable.js';
@@ -27,8 +26,7 @@ export class ReleaseGroupDetails {
   });
 
   constructor(
-    /** Undefined without `metadata.contact`: then every lookup answers 503 naming it. */
-    private readonly musicbrainz: MusicBrainz | undefined,
+    private readonly musicbrainz: MusicBrainz,
     private readonly log: Logger,
   ) {}
 
@@ -39,7 +37,6 @@ export class ReleaseGroupDetails {
 
   async detail(mbid: string): Promise<ReleaseGroupDetail> {
     const musicbrainz = this.musicbrainz;
-    if (!musicbrainz) throw new MetadataUnavailableError();
     const wanted = mbid.toLowerCase();
     let group: ReleaseGroup | undefined;
     let tracklist: Tracklist | undefined;

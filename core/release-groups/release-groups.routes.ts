@@ -14,8 +14,8 @@ export function releaseGroupRoutes(details: ReleaseGroupDetails): RouteSpec[] {
       description:
         "The tracks are those of the group's earliest official release with the track count most of its releases share " +
         '(not a deluxe edition or a promo). From MusicBrainz through the shared client: up to three requests the first ' +
-        'time, a second apart, then from its disk cache. 404 for an mbid MusicBrainz does not know; 503 `metadata-unavailable` ' +
-        'when `metadata.contact` is not set; 503 `upstream-unavailable` with `Retry-After` when MusicBrainz cannot be reached.',
+        'time, a second apart, then from its disk cache. 404 for an mbid MusicBrainz does not know; 503 `upstream-unavailable` ' +
+        'with `Retry-After` when MusicBrainz cannot be reached.',
       params: Type.Object({ mbid: ReleaseGroupMbid }),
       response: ReleaseGroupDetail,
       handle: async ({ params, setHeader }) => {

@@ -1,4 +1,4 @@
-/** What a search box's text asks for: a release group title, and the artist when the text names one. */
+/** What a search box's text asks for: a release group title (or, alone, a title or an artist), and the artist when the text names one. */
 export interface SearchTerms {
   readonly title: string;
   readonly artist?: string;
@@ -9,8 +9,8 @@ export interface SearchTerms {
 const SEPARATOR = /\s+[-–—]\s+/;
 
 /**
- * "Boards of Canada - Geogaddi" → artist and title; anything else is a title. The split is at the first
- * separator, so a title that itself contains " - " stays whole.
+ * "Boards of Canada - Geogaddi" → artist and title; anything else is one text, searched as a title or an artist
+ * name ("Low"). The split is at the first separator, so a title that itself contains " - " stays whole.
  */
 export function parseSearchQuery(text: string): SearchTerms {
   const trimmed = text.trim();

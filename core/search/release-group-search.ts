@@ -1,5 +1,4 @@
 import type { Logger, MusicBrainz, ReleaseGroupHit } from '@crateflow/sdk';
-import { MetadataUnavailableError } from '../errors/metadata-unavailable-error.js';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
@@ -10,11 +9,11 @@ import { coverUrlOf, creditOf, yearOf } from '../metadata/release-group-fields.j
 import type { KnownAlbums } from '../queue/known-albums.js';
 import type { CoreStore } from '../storage/core-store.js';
 import { parseSearchQuery } from './parse-search-query.js';
+import { rankSearchHits } from './rank-search-hits.js';
 import type { ReleaseGroupResult, SearchResults } from './search.schema.js';
 
 export interface ReleaseGroupSearchDeps {
-  /** Undefined when `metadata.contact` is not set: then every search answers 503 naming it. */
-  readonly musicbrainz: MusicBrainz | undefined;
+  readonly musicbrainz: MusicBrainz;
   readonly known: KnownAlbums;
   readonly library: LibraryCatalog;
   readonly store: CoreStore;
@@ -35,19 +34,21 @@ export class ReleaseGroupSearch {
 
   async search(q: string, limit: number): Promise<SearchResults> {
     const musicbrainz = this.deps.musicbrainz;
-    if (!musicbrainz) throw new MetadataUnavailableError();
     const terms = parseSearchQuery(q);
     if (!terms.title) throw new ValidationError([{ path: 'query.q', message: 'must contain more than spaces' }]);
     let hits: ReleaseGroupHit[];
     try {
-      hits = await this.limit.run(() => musicbrainz.searchReleaseGroups({ title: terms.title, ...(terms.artist ? { artist: terms.artist } : {}), limit }));
+      // A bare text may be an artist's name as well as a title: both are asked for, the artist's albums first.
+      const query = terms.artist ? { title: terms.title, artist: terms.artist, limit } : { title: terms.title, orArtist: true, limit };
+      hits = await this.limit.run(() => musicbrainz.searchReleaseGroups(query));
     } catch (err: unknown) {
       const unavailable = musicBrainzUnavailable(err);
       if (!unavailable) throw err;
       this.deps.log.warn({ err }, 'MusicBrainz could not be reached for a search');
       throw unavailable;
     }
-    return { items: hits.map((hit) => this.result(hit)), ...(terms.artist ? { artist: terms.artist } : {}), title: terms.title };
+    const ordered = terms.artist ? hits : rankSearchHits(hits, terms.title);
+    return { items: ordered.map((hit) => this.result(hit)), ...(terms.artist ? { artist: terms.artist } : {}), title: terms.title };
   }
 
   private result(hit: ReleaseGroupHit): ReleaseGroupResult {

@@ -10,9 +10,9 @@ export function searchRoutes(search: ReleaseGroupSearch): RouteSpec[] {
       method: 'get', path: '/search', tag: 'metadata', access: 'viewer', errors: [503],
       summary: 'Release groups on MusicBrainz, each marked in_library, queued, wishlisted or rejected',
       description:
-        'Searches MusicBrainz release groups by title, or by artist and title when `q` is written "Artist - Album". ' +
-        'Answers are cached on disk (a day). 503 `metadata-unavailable` when `metadata.contact` is not set (MusicBrainz ' +
-        'asks every application for a contact); 503 `upstream-unavailable` when MusicBrainz cannot be reached.',
+        'Searches MusicBrainz release groups whose title or artist matches `q` ("Low" lists albums by Low and albums ' +
+        'called Low; an artist\'s own albums come first), or by artist and title when `q` is written "Artist - Album". ' +
+        'Answers are cached on disk (a day). 503 `upstream-unavailable` when MusicBrainz cannot be reached.',
       query: SearchQuery,
       response: SearchResults,
       handle: async ({ query, setHeader }) => {

@@ -22,7 +22,7 @@ export default definePlugin({
     version: '1.0.0', uses: ['musicbrainz'],
   },
   create: ({ config, http, clock, storage, log, musicbrainz }) => {
-    if (!musicbrainz) throw new Error('source-listenbrainz-recommendations needs the server\'s MusicBrainz client (sdk 1.2; set metadata.contact)');
+    if (!musicbrainz) throw new Error('source-listenbrainz-recommendations needs the server\'s MusicBrainz client, which Crateflow offers from sdk 1.2 on');
     const api = new ListenBrainzApi({ http, clock, baseUrl: config.listenbrainz_url, token: config.token, timeoutMs: config.timeout_ms });
     const cursor = new RecommendationsCursor(storage);
 

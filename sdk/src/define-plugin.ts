@@ -56,8 +56,8 @@ export interface PluginManifest<K extends PluginKind = PluginKind, S extends TSc
   /** The plugin's own version (shown in `GET /api/v1/plugins`). */
   version?: string;
   /**
-   * Shared services the plugin calls through its context. The server refuses to start when one it cannot offer
-   * is listed (`musicbrainz` needs `metadata.contact` in config.yaml), instead of failing on the first run.
+   * Shared services the plugin calls through its context; only a plugin that lists one gets it. The server refuses
+   * to start when one it cannot offer is listed, instead of failing on the first run (`musicbrainz` it always offers).
    */
   uses?: readonly SharedService[];
 }

@@ -1,7 +1,7 @@
 /**
  * MusicBrainz as the server offers it to plugins (`context.musicbrainz`): one client per server, shared by every
- * plugin, that keeps MusicBrainz's etiquette for you (at most one request a second on average, a User-Agent with
- * the operator's contact, backoff on 503, a disk cache with TTLs). Never call musicbrainz.org yourself: two
+ * plugin, that keeps MusicBrainz's etiquette for you (at most one request a second on average, a User-Agent naming
+ * Crateflow and its address, backoff on 503, a disk cache with TTLs). Never call musicbrainz.org yourself: two
  * clients on one address break the rate limit for both.
  *
  * Lookups answer `undefined` for an MBID MusicBrainz does not know (404). A merged MBID answers with the entity
@@ -57,6 +57,11 @@ export interface TracklistTrack {
 export interface ReleaseGroupQuery {
   readonly title: string;
   readonly artist?: string;
+  /**
+   * With no `artist`: also match release groups whose artist credit matches `title`, as a search box does with
+   * what a person typed ("Low" finds albums by Low, not only albums called Low). Optional (sdk 1.x, additive).
+   */
+  readonly orArtist?: boolean;
   /** Lower-case primary type, e.g. `album`. */
   readonly primaryType?: string;
   /** 1–100 (default 25). */

@@ -1,4 +1,4 @@
-import { parseLuceneQuery, type QueryTerm } from './lucene-query.js';
+import { parseLuceneAlternatives, parseLuceneQuery, type QueryTerm } from './lucene-query.js';
 import type { MbArtist, MbReleaseGroup, MusicBrainzCatalogue } from './musicbrainz-catalogue.js';
 import { artistHitJson, releaseGroupHitJson, releaseGroupJson } from './musicbrainz-json.js';
 
@@ -78,7 +78,9 @@ export function answerSearch(catalogue: MusicBrainzCatalogue, entity: string, pa
   const terms = parseLuceneQuery(query);
   const envelope = (count: number) => ({ created: new Date(now).toISOString(), count, offset: page.offset });
   if (entity === 'release-group') {
-    const hits = ranked(catalogue.releaseGroups, (group) => scoreReleaseGroup(group, terms));
+    // Each alternative of an `OR` (`releasegroup:"low" OR artist:"low"`) may match; the best one scores the hit.
+    const alternatives = parseLuceneAlternatives(query);
+    const hits = ranked(catalogue.releaseGroups, (group) => bestScore(alternatives.map((conjunction) => scoreReleaseGroup(group, conjunction))));
     return { status: 200, body: { ...envelope(hits.length), 'release-groups': hits.slice(page.offset, page.offset + page.limit).map(([group, score]) => releaseGroupHitJson(group, score)) } };
   }
   if (entity === 'artist') {
@@ -89,14 +91,22 @@ export function answerSearch(catalogue: MusicBrainzCatalogue, entity: string, pa
   return fail(400, `The given parameters do not match any available query type for the ${entity} resource.`);
 }
 
+/**
+ * Matching items, best first, scored relative to the best: the search writer turns each raw Lucene score into
+ * `(int) (score / maxScore * 100)` (metabrainz/mb-solr, MBXMLWriter.java `adjustScore`, which the JSON writer
+ * inherits), so the best hit of any query scores 100 whether it matches exactly or not, and only the ratio to the
+ * best tells a near miss. The raw scores here (100 exact, less otherwise) stand in for Lucene's.
+ */
 function ranked<T>(items: readonly T[], score: (item: T) => number | undefined): [T, number][] {
-  return items.flatMap((item): [T, number][] => {
+  const hits = items.flatMap((item): [T, number][] => {
     const value = score(item);
     return value === undefined ? [] : [[item, value]];
   }).sort((a, b) => b[1] - a[1]);
+  const best = hits[0]?.[1] ?? 1;
+  return hits.map(([item, raw]) => [item, Math.trunc((raw / best) * 100)]);
 }
 
-/** Every term must match; exact title matches score 100, others less. */
+/** Every term must match; the raw score of an exact title match is 100, of others less (made relative in ranked()). */
 function scoreReleaseGroup(group: MbReleaseGroup, terms: readonly QueryTerm[]): number | undefined {
   const title = group.title.toLowerCase();
   const names = group.credit.map((part) => part.artist.name.toLowerCase());
@@ -115,6 +125,11 @@ function scoreReleaseGroup(group: MbReleaseGroup, terms: readonly QueryTerm[]): 
     if ((field === 'releasegroup' || field === 'any') && title !== term.text) exact = false;
   }
   return exact ? 100 : 86;
+}
+
+function bestScore(scores: readonly (number | undefined)[]): number | undefined {
+  const matched = scores.filter((score): score is number => score !== undefined);
+  return matched.length === 0 ? undefined : Math.max(...matched);
 }
 
 function scoreArtist(artist: MbArtist, terms: readonly QueryTerm[]): number | undefined {

@@ -31,6 +31,8 @@ export interface StartAppOptions {
 }
 
 const validateConfig = compileStrict<AppConfig>(AppConfig);
+/** Nothing listens on the discard port of loopback: a connection there is refused at once. */
+const UNREACHABLE_MUSICBRAINZ = 'http://127.0.0.1:9';
 
 /**
  * Starts a real Crateflow on 127.0.0.1:0 with its own temp data dir and DI container. Responses are checked
@@ -84,5 +86,10 @@ function withTestDefaults(input: Record<string, unknown>, tempDir: string): Reco
   }
   const library = section('library');
   if ((library.type ?? 'filesystem') === 'filesystem') library.path ??= join(tempDir, 'music');
+  // MusicBrainz needs no setting (issue #28), so an app would otherwise ask musicbrainz.org itself, for example to
+  // enrich what a test adds: unless a test names a server (a fake), the closed discard port refuses it at once.
+  const metadata = section('metadata');
+  const musicbrainz = metadata.musicbrainz && typeof metadata.musicbrainz === 'object' ? { ...metadata.musicbrainz } : {};
+  if (!('url' in musicbrainz)) metadata.musicbrainz = { ...musicbrainz, url: UNREACHABLE_MUSICBRAINZ };
   return input;
 }

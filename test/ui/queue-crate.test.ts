@@ -20,7 +20,7 @@ describe('queue page as a crate of cover cards', () => {
 
   before(async () => {
     coverArt = await startFakeCoverArtArchive();
-    // Covers need no MusicBrainz: without `metadata.contact` nothing is looked up, so the seeded items stay as sent.
+    // Covers need no MusicBrainz, which is not reachable here (startApp's default), so the seeded items stay as sent.
     app = await startApp({ config: { metadata: { coverartarchive: { url: coverArt.url } } } });
     groups = coverArt.catalogue.releaseGroups.filter((g) => g.credit.length > 0).slice(0, 30);
     await seedCrate(app, groups);

@@ -103,7 +103,7 @@ describe('GET /api/v1/covers/:mbid', () => {
     assert.equal(res.body.type, 'urn:crateflow:problem:upstream-unavailable');
   });
 
-  it('serves covers without metadata.contact: the Cover Art Archive is not MusicBrainz', async (t) => {
+  it('serves covers without metadata.contact, asking the Cover Art Archive and not MusicBrainz', async (t) => {
     const { app, coverArt, album, musicbrainz } = await startMetadataApp(t, { withoutContact: true });
     const res = await getCover(app.baseUrl, `/api/v1/covers/${album.id}`);
     assert.equal(res.status, 200);

@@ -23,7 +23,7 @@ describe('the DI container', () => {
   let first: StartedApp;
   let second: StartedApp;
   before(async () => {
-    // With a contact, every token resolves to a value (without one, Tokens.MusicBrainz is undefined); no request is made.
+    // With a contact and without: every token resolves to a value; no request is made.
     first = await startApp({ config: { metadata: { contact: 'crateflow-tests@example.org' } } });
     second = await startApp();
   });

@@ -107,8 +107,8 @@ describe('background enrichment of candidates proposed without an mbid', () => {
   it('picks up unenriched pending items at start-up, so a restart loses none', async (t) => {
     const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-enrich-restart-'));
     t.after(() => rm(dataDir, { recursive: true, force: true }));
-    // First run: MusicBrainz is not configured, so nothing is enriched.
-    const first = await startMetadataApp(t, { withoutContact: true, dataDir });
+    // First run: MusicBrainz cannot be reached (a closed port), so nothing is enriched.
+    const first = await startMetadataApp(t, { dataDir, metadata: { musicbrainz: { url: 'http://127.0.0.1:9' } } });
     const res = await api<Added>(first.app.baseUrl, 'POST', '/api/v1/queue', { artist: creditOf(first.album), album: first.album.title });
     const id = res.body.items[0]?.id ?? '';
     await first.app.close();

@@ -89,15 +89,12 @@ describe('POST /api/v1/queue with only an mbid', () => {
     assert.equal(allowed.body.items.length + allowed.body.duplicates, MAX_MBID_ONLY);
   });
 
-  it('answers 503 naming metadata.contact when MusicBrainz is not configured, and stores nothing', async (t) => {
+  it('fills an mbid-only candidate on a fresh install, without metadata.contact (issue #28)', async (t) => {
     const { app, album } = await startMetadataApp(t, { withoutContact: true });
-    const res = await api<Problem & { config_key?: string }>(app.baseUrl, 'POST', '/api/v1/queue', { mbid: album.id });
-    assert.equal(res.status, 503);
-    assert.equal(res.body.type, 'urn:crateflow:problem:metadata-unavailable');
-    assert.equal(res.body.config_key, 'metadata.contact');
-    assert.equal(await pendingTotal(app.baseUrl), 0);
-    // Candidates with an artist still work without MusicBrainz.
-    assert.equal((await api(app.baseUrl, 'POST', '/api/v1/queue', { artist: creditOf(album), album: album.title, mbid: album.id })).status, 201);
+    const res = await api<Added>(app.baseUrl, 'POST', '/api/v1/queue', { mbid: album.id });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual([res.body.items[0]?.artist, res.body.items[0]?.album], [creditOf(album), album.title]);
+    assert.equal(await pendingTotal(app.baseUrl), 1);
   });
 
   it('answers 503 when MusicBrainz cannot be reached, and stores nothing', async (t) => {

@@ -16,7 +16,7 @@ export interface MetadataSetup {
 }
 
 export interface MetadataSetupOptions {
-  /** Leave `metadata.contact` unset (MusicBrainz unusable; covers still work). */
+  /** Leave `metadata.contact` unset, as on a fresh install (the User-Agent then names only the project). */
   readonly withoutContact?: boolean;
   readonly clock?: Clock;
   /** More config (not `metadata`: see below). */

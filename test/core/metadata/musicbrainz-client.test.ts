@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { createLogger } from '../../../core/logging/create-logger.js';
 import { MusicBrainzClient, type MusicBrainzClientOptions } from '../../../core/metadata/musicbrainz-client.js';
+import { PROJECT_URL } from '../../../core/project-url.js';
 import { readVersion } from '../../../core/version.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz, type FakeMusicBrainzOptions } from '../../fakes/fake-musicbrainz.js';
 import { listenOnLoopback } from '../../fakes/listen-on-loopback.js';
@@ -59,19 +60,29 @@ function gaps(times: readonly number[]): number[] {
 }
 
 describe('MusicBrainzClient', () => {
-  it('identifies itself as Crateflow/<version> ( <contact> ) and asks for JSON both ways', async (t) => {
+  it('identifies itself as Crateflow/<version> ( <project URL>; <contact> ) and asks for JSON both ways', async (t) => {
     const { fake, run, open } = await setUp(t);
     const client = await open();
     const artist = fake.catalogue.artists[1];
     const found = await run(client.artist(artist?.id ?? ''));
     assert.equal(found?.name, artist?.name);
-    assert.equal(fake.answered[0]?.userAgent, `Crateflow/${readVersion()} ( ${CONTACT} )`);
+    assert.equal(fake.answered[0]?.userAgent, `Crateflow/${readVersion()} ( ${PROJECT_URL}; ${CONTACT} )`);
     assert.equal(fake.answered[0]?.query.get('fmt'), 'json');
   });
 
-  it('refuses to start without a contact, which the User-Agent must carry', async (t) => {
-    const { open } = await setUp(t);
-    await assert.rejects(open({ contact: '  ' }), /metadata\.contact/);
+  it('needs no contact: without metadata.contact the User-Agent names the project and its address (issue #28)', async (t) => {
+    const { fake, run, open } = await setUp(t);
+    for (const contact of [undefined, '  ']) {
+      const client = await open(contact === undefined ? { contact: undefined } : { contact });
+      const group = fake.catalogue.releaseGroups[contact === undefined ? 0 : 1];
+      assert.equal((await run(client.releaseGroup(group?.id ?? '')))?.title, group?.title);
+      await client.close();
+    }
+    assert.deepEqual(fake.answered.map((answer) => [answer.status, answer.userAgent]), [
+      [200, `Crateflow/${readVersion()} ( ${PROJECT_URL} )`],
+      [200, `Crateflow/${readVersion()} ( ${PROJECT_URL} )`],
+    ]);
+    assert.match(PROJECT_URL, /^https:\/\//, 'a contact URL, as MusicBrainz asks of an application');
   });
 
   it('spaces requests from many concurrent callers at least 1 s apart, so the fake never answers 503', async (t) => {

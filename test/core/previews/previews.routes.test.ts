@@ -123,7 +123,7 @@ describe('GET /api/v1/previews', () => {
     assert.equal(setup.deezer.received.length, 0);
   });
 
-  it('names an album by the queue item with that mbid without MusicBrainz, and answers 503 naming metadata.contact for one it does not hold', async (t) => {
+  it('names an album by the queue item with that mbid without MusicBrainz, and asks MusicBrainz (no metadata.contact needed) for one it does not hold', async (t) => {
     const setup = await start(t, { quota: false }, { withoutContact: true });
     const album = plainAlbum(setup, 3);
     assert.ok(album);
@@ -135,9 +135,9 @@ describe('GET /api/v1/previews', () => {
     assert.deepEqual(res.body.tracks.map((track) => track.title), licensedTitles(album));
     assert.equal(setup.musicbrainz.answered.length, 0, 'MusicBrainz was not asked');
     const other = groupOf(setup, plainAlbum(setup, 4));
-    const unnamed = await api<Problem>(setup.app.baseUrl, 'GET', `/api/v1/previews?mbid=${other.id}`);
-    assert.equal(unnamed.status, 503);
-    assert.equal(unnamed.body.config_key, 'metadata.contact');
+    const unnamed = await api<Previews>(setup.app.baseUrl, 'GET', `/api/v1/previews?mbid=${other.id}`);
+    assert.equal(unnamed.status, 200, JSON.stringify(unnamed.body));
+    assert.deepEqual(setup.musicbrainz.answered.map((answer) => answer.path), [`/ws/2/release-group/${other.id}`]);
   });
 
   it('answers 503 naming previews.type when previews are switched off', async (t) => {

@@ -6,13 +6,14 @@ import type { MbReleaseGroup } from '../../fakes/musicbrainz-catalogue.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { writeAlbum } from '../../helpers/write-album.js';
+import { PROJECT_URL } from '../../../core/project-url.js';
+import { readVersion } from '../../../core/version.js';
 import { creditOf, startMetadataApp, yearOf } from '../metadata/metadata-test-app.js';
 
 interface Problem {
   type: string;
   status: number;
   detail?: string;
-  config_key?: string;
   errors?: { path: string; message: string }[];
 }
 
@@ -44,7 +45,7 @@ describe('GET /api/v1/search', () => {
     });
   });
 
-  it('searches titles when the text names no artist, and answers a repeated search from the cache', async (t) => {
+  it('searches titles and artists when the text names no artist, and answers a repeated search from the cache', async (t) => {
     const { app, album, musicbrainz } = await startMetadataApp(t);
     const path = `/api/v1/search?q=${encodeURIComponent(album.title)}`;
     const first = await api<SearchResults>(app.baseUrl, 'GET', path);
@@ -53,8 +54,7 @@ describe('GET /api/v1/search', () => {
     assert.ok(first.body.items.some((item) => item.mbid === album.id));
     const asked = musicbrainz.answered.length;
     const query = musicbrainz.answered.at(-1)?.query.get('query') ?? '';
-    assert.match(query, /^releasegroup:"/);
-    assert.doesNotMatch(query, /artist:/);
+    assert.equal(query, `(releasegroup:"${album.title}" OR artist:"${album.title}"^2)`);
     assert.deepEqual((await api<SearchResults>(app.baseUrl, 'GET', path)).body, first.body);
     assert.equal(musicbrainz.answered.length, asked, 'no second request to MusicBrainz');
   });
@@ -81,14 +81,12 @@ describe('GET /api/v1/search', () => {
     assert.deepEqual(flagsOf(await searchFor(app.baseUrl, rejected)), ['rejected']);
   });
 
-  it('answers 503 metadata-unavailable naming metadata.contact when it is not set, without asking MusicBrainz', async (t) => {
+  it('works on a fresh install: without metadata.contact it asks MusicBrainz as Crateflow, with the project\'s address (issue #28)', async (t) => {
     const { app, album, musicbrainz } = await startMetadataApp(t, { withoutContact: true });
-    const res = await api<Problem>(app.baseUrl, 'GET', `/api/v1/search?q=${encodeURIComponent(album.title)}`);
-    assert.equal(res.status, 503);
-    assert.equal(res.body.type, 'urn:crateflow:problem:metadata-unavailable');
-    assert.equal(res.body.config_key, 'metadata.contact');
-    assert.match(res.body.detail ?? '', /metadata\.contact/);
-    assert.equal(musicbrainz.answered.length, 0);
+    const res = await api<SearchResults>(app.baseUrl, 'GET', `/api/v1/search?q=${encodeURIComponent(`${creditOf(album)} - ${album.title}`)}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.items[0]?.mbid, album.id);
+    assert.deepEqual(musicbrainz.answered.map((answer) => answer.userAgent), [`Crateflow/${readVersion()} ( ${PROJECT_URL} )`]);
   });
 
   it('answers 400 naming q when it is missing, empty, blank or longer than 200 characters', async (t) => {

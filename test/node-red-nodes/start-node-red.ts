@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { buildNodePackage, requireFromPackage } from './build-node-package.js';
+import { buildNodePackage } from './build-node-package.js';
+import { isolateNodeRedInstall } from './isolate-node-red-install.js';
 import type { FlowNode } from './node-red-test-helper.js';
 
 export interface StartedNodeRed {
@@ -13,17 +14,17 @@ export interface StartedNodeRed {
   warnings: string[];
   /** Everything Node-RED printed, for failure messages. */
   output(): string;
-  /** Writes the flows and their credentials into the user dir and starts Node-RED. */
-  start(flows: FlowNode[], credentials: Record<string, Record<string, string>>): Promise<void>;
+  /**
+   * Writes the flows and their credentials into the user dir, when given, and starts Node-RED. Without them the
+   * user dir is left as it is, as for a user's first start.
+   */
+  start(flows?: FlowNode[], credentials?: Record<string, Record<string, string>>): Promise<void>;
   /** The node types Node-RED loaded from installed packages without an error (its admin API, `GET /nodes`). */
   loadedTypes(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const START_TIMEOUT_MS = 60_000;
-
-/** The settings file the `node-red` package ships, which `node-red` copies to a new user's ~/.node-red. */
-export const shippedSettingsFile = join(dirname(requireFromPackage.resolve('node-red/package.json')), 'settings.js');
 
 async function freePort(): Promise<number> {
   const probe = createServer();
@@ -35,14 +36,22 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Prepares Node-RED as a user runs it: the `node-red` command (red.js) in its own process, started with the
- * package's shipped settings.js (editor at `/`, its JSON body parser in front of every flow endpoint), the built
- * package installed in `<userDir>/node_modules` the way the palette manager would put it. Only the port is chosen
- * (`--port`, as `node-red -p` does). The URL is known before start, so the caller can write flows that point here.
+ * Prepares Node-RED as a user runs it, with the built package installed in `<userDir>/node_modules` the way the
+ * palette manager would put it (see {@link launchNodeRed}).
  */
 export async function prepareNodeRed(userDir: string): Promise<StartedNodeRed> {
   await buildNodePackage(join(userDir, 'node_modules', '@crateflow', 'node-red'));
   await writeFile(join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@crateflow/node-red': '*' } }));
+  return launchNodeRed(userDir);
+}
+
+/**
+ * Prepares Node-RED as a user runs it on `userDir` as it is: the `node-red` command (red.js) in its own process,
+ * started with the package's shipped settings.js (editor and admin API at `/`, its JSON body parser in front of
+ * every flow endpoint, palette install and upload allowed). Only the port is chosen (`--port`, as `node-red -p`
+ * does). The URL is known before start, so the caller can write flows that point here.
+ */
+export async function launchNodeRed(userDir: string): Promise<StartedNodeRed> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const warnings: string[] = [];
@@ -56,12 +65,15 @@ export async function prepareNodeRed(userDir: string): Promise<StartedNodeRed> {
     output: () => printed,
     async start(flows, credentials) {
       await mkdir(userDir, { recursive: true });
-      await writeFile(join(userDir, 'flows.json'), JSON.stringify(flows, null, 2));
+      if (flows) await writeFile(join(userDir, 'flows.json'), JSON.stringify(flows, null, 2));
       // An unencrypted credentials file is what a hand-written one looks like; Node-RED encrypts it with its
       // generated key on first start (shipped settings: credentialSecret unset).
-      await writeFile(join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
-      const redJs = join(dirname(shippedSettingsFile), 'red.js');
-      const started = spawn(process.execPath, [redJs, '--settings', shippedSettingsFile, '--userDir', userDir, '--port', String(port)], {
+      if (credentials) await writeFile(join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
+      // Next to the user dir, so the caller's clean-up of its temp folder removes it too.
+      const redJs = await isolateNodeRedInstall(`${userDir}-node-red-install`);
+      const settings = join(dirname(redJs), 'settings.js');
+      const args = ['--preserve-symlinks', '--preserve-symlinks-main', redJs, '--settings', settings, '--userDir', userDir, '--port', String(port)];
+      const started = spawn(process.execPath, args, {
         cwd: userDir,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

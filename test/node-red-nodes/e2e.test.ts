@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
+import { writeAlbum } from '../helpers/write-album.js';
 import { packageDir } from './build-node-package.js';
 import type { FlowNode } from './node-red-test-helper.js';
 import { crateflowEvent, signWebhook } from './sign-webhook.js';
@@ -109,6 +110,19 @@ interface ChatMessage {
   actions: Array<{ label: string; url: string }>;
 }
 
+/** The status of a Crateflow job once it is no longer running (polled, as a client would). */
+async function jobStatus(jobId: unknown): Promise<unknown> {
+  assert.equal(typeof jobId, 'string', 'a job id');
+  let status: unknown = 'running';
+  for (let attempt = 0; status === 'running' && attempt < 100; attempt += 1) {
+    const job = await api(`/api/v1/jobs/${String(jobId)}`);
+    assert.equal(job.status, 200);
+    status = Reflect.get(Object(await job.json()), 'status');
+    if (status === 'running') await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return status;
+}
+
 function chatMessage(text: string): ChatMessage {
   const value: unknown = JSON.parse(text);
   assert.ok(typeof value === 'object' && value !== null && 'text' in value && 'actions' in value, `not a chat message: ${text}`);
@@ -194,14 +208,7 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     assert.ok(typeof sent === 'object' && sent !== null && 'job_id' in sent && typeof sent.job_id === 'string', notification.text);
     assert.equal(Reflect.get(sent, 'download_path'), '/music/Air/Moon Safari');
     // Wait for the scan to finish, so no background work is left when Crateflow stops.
-    let status = 'running';
-    for (let attempt = 0; status === 'running' && attempt < 100; attempt += 1) {
-      const job = await api(`/api/v1/jobs/${sent.job_id}`);
-      assert.equal(job.status, 200);
-      status = Reflect.get(Object(await job.json()), 'status');
-      if (status === 'running') await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal(status, 'completed');
+    assert.equal(await jobStatus(sent.job_id), 'completed');
   });
 
   it('verifies signed deliveries although the editor, served at /, parses JSON bodies first', async () => {
@@ -218,22 +225,36 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     assert.equal(chatMessage(confirmation.text).text, 'Approved: Björk — Post. Crateflow will download it.');
   });
 
-  it('answers a decision link opened in a browser with a confirm page and decides nothing on GET', async () => {
+  it('answers the chat\'s decision link opened in a browser with a confirm page naming the album, and decides nothing on GET', async () => {
     const before = chat.received.length;
     const added = await api('/api/v1/queue', { method: 'POST', body: JSON.stringify({ artist: 'Moloko', album: 'Statues' }) });
     const [created] = await itemsOf(added);
     assert.ok(created);
-    const page = await fetch(`${nodeRed.url}/crateflow/decision?action=approve&id=${created.id}`);
+    const question = (await chat.waitFor(before + 1, 10_000))[before];
+    assert.ok(question);
+    const approve = chatMessage(question.text).actions.find((action) => action.label === 'Approve');
+    assert.ok(approve, 'the chat message has an Approve action');
+    const page = await fetch(approve.url);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     const html = await page.text();
-    assert.match(html, new RegExp(`<form method="post" action="decision\\?action=approve&amp;id=${created.id}"`));
+    assert.match(html, /<p>approve Moloko — Statues\?<\/p>/);
+    // The form posts the decision by id alone: the names in the link are display text.
+    assert.match(html, new RegExp(`<form method="post" action="decision\\?action=approve&amp;id=${created.id}">`));
     const pending = await itemsOf(await api('/api/v1/queue/pending?q=Moloko'));
     assert.ok(pending.some((item) => item.id === created.id), 'a GET leaves the item pending');
-    await chat.waitFor(before + 1, 10_000); // the queue_added question for this item
     const confirm = await fetch(`${nodeRed.url}/crateflow/decision?action=approve&id=${created.id}`, { method: 'POST' });
     assert.equal(await confirm.text(), 'Approved: Moloko — Statues');
     await chat.waitFor(before + 2, 10_000); // the queue_approved confirmation
+  });
+
+  it('shows the names of a decision link on the confirm page as text, with HTML in them escaped', async () => {
+    const link = new URL(`${nodeRed.url}/crateflow/decision`);
+    link.search = new URLSearchParams({ action: 'reject', id: 'q_1', artist: '<img src=x onerror=alert(1)>', album: 'A & B' }).toString();
+    const html = await (await fetch(link)).text();
+    // Mustache's escaping, as Node-RED's template node applies it, turns = into &#x3D; as well.
+    assert.match(html, /<p>reject &lt;img src&#x3D;x onerror&#x3D;alert\(1\)&gt; — A &amp; B\?<\/p>/);
+    assert.doesNotMatch(html, /<img/);
   });
 
   it('names the track, not only the artist, in the chat for an event about a track item', async () => {
@@ -244,5 +265,28 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     const confirmation = (await chat.waitFor(before + 1, 10_000)).at(-1);
     assert.ok(confirmation);
     assert.equal(chatMessage(confirmation.text).text, 'Approved: Slowdive — Alison. Crateflow will download it.');
+  });
+
+  it('says "already in your library" in the decision answer and the queue_approved confirmation for an album the library has', async () => {
+    const before = chat.received.length;
+    const added = await api('/api/v1/queue', { method: 'POST', body: JSON.stringify({ artist: 'Low', album: 'Things We Lost in the Fire' }) });
+    const [created] = await itemsOf(added);
+    assert.ok(created);
+    const question = (await chat.waitFor(before + 1, 10_000))[before];
+    assert.ok(question);
+    const approve = chatMessage(question.text).actions.find((action) => action.label === 'Approve');
+    assert.ok(approve, 'the chat message has an Approve action');
+    // While it waits, the album arrives in the library (the test's filesystem library, beside the data dir).
+    await writeAlbum(join(dirname(crateflow.dataDir), 'music', 'Low', 'Things We Lost in the Fire'));
+    const sync = await api('/api/v1/library/sync', { method: 'POST' });
+    assert.equal(sync.status, 202, await sync.clone().text());
+    assert.equal(await jobStatus(Reflect.get(Object(Reflect.get(Object(await sync.json()), 'job')), 'id')), 'completed');
+
+    const click = await fetch(approve.url, { method: 'POST' });
+    assert.equal(click.status, 200);
+    assert.equal(await click.text(), 'Approved: Low — Things We Lost in the Fire. Already in your library, nothing to download.');
+    const confirmation = (await chat.waitFor(before + 2, 10_000))[before + 1];
+    assert.ok(confirmation);
+    assert.equal(chatMessage(confirmation.text).text, 'Approved: Low — Things We Lost in the Fire. Already in your library, nothing to download.');
   });
 });

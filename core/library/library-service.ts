@@ -9,6 +9,7 @@ import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { eventDataOf } from '../events/event-data-of.js';
 import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
+import { withoutControlCharacters } from '../schema/printable-text.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
 import { CoreStore } from '../storage/core-store.js';
 import { DownloadService } from '../downloads/download-service.js';
@@ -107,7 +108,7 @@ export class LibraryService {
       for await (const page of library.instance.albums(this.shutdown)) {
         if (!Array.isArray(page)) throw new Error('albums() yielded something that is not an array of albums');
         for (const album of page) {
-          if (checkAlbum(album)) albums.push(album);
+          if (checkAlbum(album)) albums.push(withPrintableNames(album));
           else malformed++;
         }
       }
@@ -190,4 +191,20 @@ export class LibraryService {
       return removed.size;
     });
   }
+}
+
+/**
+ * `album` with control characters taken out of its names: a stray NUL in a tag is not refused (one odd tag must not
+ * fail a sync of thousands of albums), nor stored, as the API refuses it in names it is sent.
+ */
+function withPrintableNames(album: LibraryAlbum): LibraryAlbum {
+  const names = [album.artist, album.album, ...(album.artists ?? [])];
+  if (names.every((name) => withoutControlCharacters(name) === name)) return album; // nearly always: no copy
+  const artists = album.artists?.map(withoutControlCharacters);
+  return {
+    ...album,
+    artist: withoutControlCharacters(album.artist),
+    album: withoutControlCharacters(album.album),
+    ...(artists ? { artists } : {}),
+  };
 }

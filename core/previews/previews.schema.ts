@@ -1,13 +1,14 @@
 import { PreviewTrack } from '@crateflow/sdk';
 import { Type, type Static } from 'typebox';
+import { printableText } from '../schema/printable-text.js';
 
 const MBID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 export const PreviewsQuery = Type.Object(
   {
     mbid: Type.Optional(Type.String({ pattern: MBID, description: 'the MusicBrainz release group; alone, its artist and title come from the queue, the wishlist or MusicBrainz' })),
-    artist: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'the artist credit (with `album`, instead of or besides `mbid`)' })),
-    album: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'the album title (with `artist`)' })),
+    artist: Type.Optional(printableText('the artist credit (with `album`, instead of or besides `mbid`)')),
+    album: Type.Optional(printableText('the album title (with `artist`)')),
   },
   { additionalProperties: false },
 );

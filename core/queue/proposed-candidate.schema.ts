@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { printableText } from '../schema/printable-text.js';
 import { Candidate } from './queue-item.schema.js';
 
 /**
@@ -9,7 +10,7 @@ import { Candidate } from './queue-item.schema.js';
 export const ProposedCandidate = Type.Object(
   {
     ...Candidate.properties,
-    artist: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'artist name; required unless `mbid` is given (then filled from MusicBrainz)' })),
+    artist: Type.Optional(printableText('artist name; required unless `mbid` is given (then filled from MusicBrainz)')),
   },
   { additionalProperties: false, $id: 'ProposedCandidate' },
 );

@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { ItemType, Reason, ReasonRef } from '@crateflow/sdk';
+import { printableText } from '../schema/printable-text.js';
 
-const text = (description: string, maxLength = 500) => Type.String({ minLength: 1, maxLength, description });
+// Names and other one-line text refuse control characters (issue #27): a NUL stored in a name was accepted before.
+const text = printableText;
 
 /**
  * Why a candidate is proposed (the sdk's Reason, as discovery sources give it), at most 20 per candidate. Read-only

@@ -2,6 +2,7 @@ import type { SourceCandidate } from '@crateflow/sdk';
 import type { Candidate } from '../queue/queue-item.schema.js';
 import type { QueueService } from '../queue/queue-service.js';
 import { coverUrlOf } from '../metadata/release-group-fields.js';
+import { withoutControlCharacters } from '../schema/printable-text.js';
 
 /** The counts of a source run, as its job's summary. */
 export interface RunCounts {
@@ -37,11 +38,13 @@ export async function addCandidates(queue: QueueService, sourceName: string, can
   }
 }
 
+// A name with a control character in it (a stray NUL in a tag or an upstream answer) is taken without them rather
+// than refused: the API refuses such names, but one odd name must not cost a source its run or its other candidates.
 function toQueueCandidate(candidate: SourceCandidate, sourceName: string): Candidate {
   return {
-    artist: candidate.artist,
-    ...(candidate.album !== undefined ? { album: candidate.album } : {}),
-    ...(candidate.title !== undefined ? { title: candidate.title } : {}),
+    artist: withoutControlCharacters(candidate.artist),
+    ...(candidate.album !== undefined ? { album: withoutControlCharacters(candidate.album) } : {}),
+    ...(candidate.title !== undefined ? { title: withoutControlCharacters(candidate.title) } : {}),
     mbid: candidate.mbid,
     type: candidate.type,
     source: sourceName,

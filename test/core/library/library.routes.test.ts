@@ -117,6 +117,16 @@ describe('POST /api/v1/library/sync', () => {
     assert.deepEqual(left.body.items.map((i) => i.id), [kept.id]);
   });
 
+  it('takes control characters out of a backend\'s names instead of failing the sync, and matches the wishlist by the names without them', async (t) => {
+    const s = await startScriptedLibraryApp(t);
+    await api(s.app.baseUrl, 'POST', '/api/v1/wishlist', { artist: 'Low', album: 'Double Negative' });
+    await s.script({ albums: [{ artist: 'Low\u0000', album: 'Double\u0007 Negative', artists: ['Lo\u001bw'] }, { artist: 'Ride', album: 'Nowhere\n' }] });
+    const job = await finished(s.app, (await startSync(s.app)).body.job.id);
+    assert.deepEqual([job.status, job.summary], ['completed', { albums: 2, removed: 1, skipped: 0 }]);
+    const library = await api<LibraryPage>(s.app.baseUrl, 'GET', '/api/v1/library');
+    assert.deepEqual(library.body.items, [{ artist: 'Low', album: 'Double Negative', artists: ['Low'] }, { artist: 'Ride', album: 'Nowhere' }]);
+  });
+
   it('never runs two syncs at once: requests during a sync, even simultaneous ones, get the running job', async (t) => {
     const s = await startScriptedLibraryApp(t);
     await s.script({ albums: [{ artist: 'Low', album: 'Double Negative' }] });

@@ -6,7 +6,7 @@ import { api, eventually } from '../../helpers/api-client.js';
 import type { ManualClock } from '../../helpers/manual-clock.js';
 import type { StartedApp } from '../../helpers/start-app.js';
 import { writeAlbum } from '../../helpers/write-album.js';
-import { add, addOne, MBID_A, MBID_B, pending, startQueueApp, wishlist, type Bulk, type Problem } from './queue-test-app.js';
+import { add, addOne, MBID_A, MBID_B, pending, startQueueApp, wishlist, type Added, type Bulk, type Problem } from './queue-test-app.js';
 
 describe('POST /api/v1/queue', () => {
   it('adds one candidate with defaults filled in and answers 201 with the item', async (t) => {
@@ -91,6 +91,47 @@ describe('POST /api/v1/queue', () => {
     assert.equal(live.body.duplicates, 0, '"(Live)" is a different recording');
   });
 
+  it('skips a candidate that differs only by characters that look like nothing (zero-width space, joiner, byte order mark) or full-width letters', async (t) => {
+    const { app } = await startQueueApp(t);
+    await addOne(app, { artist: 'Low', album: 'Double Negative' });
+    const res = await add(app, [
+      { artist: 'Lo\u200bw', album: 'Double Negative' },
+      { artist: '\ufeffLow', album: 'Double\u200d Negative\u200b' },
+      { artist: 'Ｌｏｗ', album: 'Ｄｏｕｂｌｅ Negative' },
+    ]);
+    assert.equal(res.status, 201);
+    assert.equal(res.body.duplicates, 3);
+    assert.deepEqual(res.body.items, []);
+    assert.equal((await pending(app)).body.total, 1);
+  });
+
+  it('skips a collaboration credited in another order or joined another way (&, and, a comma, feat.)', async (t) => {
+    const { app } = await startQueueApp(t);
+    await addOne(app, { artist: 'JAY\u2010Z & Kanye West', album: 'Watch the Throne' });
+    const res = await add(app, [
+      { artist: 'Kanye West & JAY-Z', album: 'Watch the Throne' },
+      { artist: 'Kanye West, JAY-Z', album: 'Watch The Throne (Deluxe Edition)' },
+      { artist: 'Kanye West and Jay-Z', album: 'Watch the Throne' },
+      { artist: 'JAY-Z feat. Kanye West', album: 'Watch the Throne' },
+    ]);
+    assert.equal(res.body.duplicates, 4);
+    const alone = await add(app, { artist: 'JAY-Z', album: 'Watch the Throne' });
+    assert.equal(alone.body.duplicates, 0, 'one of the two artists alone is another credit');
+  });
+
+  it('answers 400 naming the field for a control character (NUL, line break) in a name, and stores nothing', async (t) => {
+    const { app, events } = await startQueueApp(t);
+    const single = await api<Problem>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low\u0000', album: 'Double Negative' });
+    assert.equal(single.status, 400);
+    assert.match(single.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.deepEqual(single.body.errors, [{ path: 'body.artist', message: 'must not contain control characters (such as NUL, a tab or a line break)' }]);
+    const batch = await api<Problem>(app.baseUrl, 'POST', '/api/v1/queue', [{ artist: 'Ride', album: 'Nowhere' }, { artist: 'Slowdive', album: 'Souv\nlaki' }]);
+    assert.equal(batch.status, 400);
+    assert.deepEqual(batch.body.errors?.map((e) => e.path), ['body[1].album']);
+    assert.equal((await pending(app)).body.total, 0, 'nothing of either request is stored');
+    assert.deepEqual(events.dataOf('queue_added'), []);
+  });
+
   it('skips the second of two matching candidates in one batch', async (t) => {
     const { app } = await startQueueApp(t);
     const res = await add(app, [{ artist: 'Low', album: 'Double Negative' }, { artist: 'LOW', album: 'Double Negative (Deluxe Edition)' }]);
@@ -139,6 +180,22 @@ describe('POST /api/v1/queue', () => {
     const res = await add(app, [{ artist: 'National', album: 'Boxer (Deluxe Edition)' }, { artist: 'The National', album: 'Trouble Will Find Me' }]);
     assert.equal(res.body.duplicates, 1);
     assert.deepEqual(res.body.items.map((i) => i.album), ['Trouble Will Find Me']);
+  });
+  it('skips an album whose library folder credits the same artists in another order (Sufjan Stevens & Angelo De Augustine)', async (t) => {
+    const { app } = await startQueueApp(t);
+    await writeAlbum(join(app.dataDir, '..', 'music', 'Sufjan Stevens & Angelo De Augustine', "A Beginner's Mind"));
+    const sync = await api<{ job: { id: string } }>(app.baseUrl, 'POST', '/api/v1/library/sync');
+    await eventually(async () => {
+      const job = await api<{ status: string }>(app.baseUrl, 'GET', `/api/v1/jobs/${sync.body.job.id}`);
+      return job.body.status === 'completed' ? true : undefined;
+    });
+    const res = await api<Added & { skipped: { duplicate_of: { in: string } }[] }>(app.baseUrl, 'POST', '/api/v1/queue', [
+      { artist: 'Angelo De Augustine & Sufjan Stevens', album: 'A Beginner\u2019s Mind' },
+      { artist: 'Sufjan Stevens', album: 'Carrie & Lowell' },
+    ]);
+    assert.equal(res.body.duplicates, 1);
+    assert.deepEqual(res.body.skipped.map((s) => s.duplicate_of.in), ['library']);
+    assert.deepEqual(res.body.items.map((i) => i.album), ['Carrie & Lowell']);
   });
 });
 

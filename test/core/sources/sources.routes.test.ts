@@ -216,3 +216,21 @@ describe('a third-party source loaded with use:', () => {
     assert.ok(bad.body.errors.some((e) => e.path.includes('reasons') && e.path.includes('text')), JSON.stringify(bad.body.errors));
   });
 });
+
+describe('a source whose candidates hold control characters', () => {
+  it('proposes them without the control characters instead of failing the run, and matches what is known by those names', async (t) => {
+    const files = await sourceFiles({ candidates: [candidate('Stereo\u0000lab', 'Dots and Loops', '6'), candidate('Broadcast\u001b', 'Tender\nButtons', '7')] });
+    const app = await startApp({ config: { sources: [{ name: 'odd', use: SCRIPTED_SOURCE, schedule: 'manual', ...files.config }] } });
+    t.after(async () => {
+      await app.close();
+      await files.remove();
+    });
+    assert.equal((await api(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Broadcast', album: 'Tender Buttons' })).status, 201);
+    const started = await api<{ job: Job }>(app.baseUrl, 'POST', '/api/v1/sources/odd/run');
+    const job = await waitForJob(app, started.body.job.id);
+    assert.equal(job.status, 'completed', job.error);
+    assert.deepEqual(job.summary, { added: 1, duplicate: 1, owned: 0, rejected_before: 0, invalid: 0 });
+    const pending = await api<{ items: QueueItem[] }>(app.baseUrl, 'GET', '/api/v1/queue/pending?source=odd');
+    assert.deepEqual(pending.body.items.map((i) => [i.artist, i.album]), [['Stereolab', 'Dots and Loops']]);
+  });
+});

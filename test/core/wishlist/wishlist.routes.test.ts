@@ -158,6 +158,16 @@ describe('POST /api/v1/wishlist', () => {
     assert.equal(noArtist.status, 400);
     assert.deepEqual(noArtist.body.errors?.map((e) => e.path), ['body.artist']);
   });
+
+  it('answers 400 naming the field for a NUL in artist or album, and stores nothing', async (t) => {
+    const { app } = await freshApp(t);
+    const res = await api<Problem>(app.baseUrl, 'POST', '/api/v1/wishlist', { artist: 'Lo\u0000w', album: 'Double Negative' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.errors, [{ path: 'body.artist', message: 'must not contain control characters (such as NUL, a tab or a line break)' }]);
+    const album = await api<Problem>(app.baseUrl, 'POST', '/api/v1/wishlist', { artist: 'Low', album: 'Double\u0000Negative' });
+    assert.deepEqual(album.body.errors?.map((e) => e.path), ['body.album']);
+    assert.equal((await api<{ total: number }>(app.baseUrl, 'GET', '/api/v1/wishlist')).body.total, 0);
+  });
 });
 
 describe('DELETE /api/v1/wishlist/:id', () => {

@@ -36,6 +36,7 @@ import { serveUi } from './ui/serve-ui.js';
 import { PreviewService } from './previews/preview-service.js';
 import { newId } from './ids/new-id.js';
 import { OutboundAddressPolicy } from './net/outbound-address-policy.js';
+import { checkNamedUpstreams } from './net/check-named-upstreams.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins, instanceNameOf, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
@@ -90,10 +91,17 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 
   // Every check before anything is created on disk, so a bad config leaves no trace and reports every problem.
   const checked = await checkPlugins(planPluginMounts(config), slotChoice(config), options.configDir);
+  // The one metadata address policy: MusicBrainz, covers, and the HTTP clients of sources and previews judge every hop by it.
+  const metadataPolicy = OutboundAddressPolicy.from(config.metadata_policy, 'metadata_policy');
   const problems = [
     ...AllowedHosts.check(config.server.allowed_hosts),
     ...DefaultAuthenticator.check(config.ui.auth),
     ...OutboundAddressPolicy.check(config.webhooks_policy),
+    ...OutboundAddressPolicy.check(config.metadata_policy, 'metadata_policy'),
+    ...checkNamedUpstreams([
+      { path: 'metadata.musicbrainz.url', url: config.metadata.musicbrainz.url },
+      { path: 'metadata.coverartarchive.url', url: config.metadata.coverartarchive.url },
+    ], metadataPolicy),
     ...checkMetadataConfig(config.metadata),
     ...checkSourceEntries(config.sources),
     ...checked.problems,
@@ -108,12 +116,12 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
   const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
-  const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: database.dir, version, clock, log: log.child({ component: 'musicbrainz' }) }).catch(async (err: unknown) => {
+  const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: database.dir, version, clock, log: log.child({ component: 'musicbrainz' }), addressPolicy: metadataPolicy }).catch(async (err: unknown) => {
     await database.close();
     throw err;
   });
   const plugins = await createPlugins(checked, {
-    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, musicbrainz,
+    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz,
   }).catch(async (err: unknown) => {
     await musicbrainz.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
@@ -146,6 +154,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.Version, { useValue: version });
   container.register(Tokens.ShutdownSignal, { useValue: shutdown.signal });
   container.register(Tokens.NewId, { useValue: makeId });
+  container.register(Tokens.MetadataAddressPolicy, { useValue: metadataPolicy });
   container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
   const store = await CoreStore.open(coreDoc, events, database.dir);

@@ -34,7 +34,9 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
   const musicbrainz = container.resolve<MusicBrainz>(Tokens.MusicBrainz);
   const store = container.resolve(CoreStore);
   container.register(CoverService, {
-    useValue: await CoverService.open({ metadata: config.metadata, dataDir, version: container.resolve<string>(Tokens.Version), clock, log: log.child({ component: 'covers' }) }),
+    useValue: await CoverService.open({ metadata: config.metadata, dataDir, version: container.resolve<string>(Tokens.Version), clock, log: log.child({ component: 'covers' }),
+      addressPolicy: container.resolve(Tokens.MetadataAddressPolicy),
+    }),
   });
   container.register(CandidateResolver, { useValue: new CandidateResolver(musicbrainz, log) });
   container.register(ReleaseGroupSearch, {

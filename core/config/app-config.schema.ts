@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Role } from '@crateflow/sdk';
 import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
+import { MetadataPolicy } from '../net/metadata-policy.schema.js';
 import { SourceEntry } from './source-entry.schema.js';
 
 // The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
@@ -205,6 +206,7 @@ export const AppConfig = Type.Object(
     events: Events,
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
     metadata: Metadata,
+    metadata_policy: MetadataPolicy,
     sources: Type.Array(SourceEntry, { default: [], maxItems: 100, description: 'discovery sources that fill the pending queue (see README, "Discovery sources")' }),
   },
   { additionalProperties: false },

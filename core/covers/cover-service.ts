@@ -1,10 +1,13 @@
-import { createHttpClient, HttpRequestError, isRetryLaterError, type Clock, type Logger } from '@crateflow/sdk';
-import { readFile } from 'node:fs/promises';
+import { HttpRequestError, isRetryLaterError, type Clock, type Logger } from '@crateflow/sdk';
+import { readFile, unlink } from 'node:fs/promises';
 import type { MetadataConfig } from '../config/app-config.schema.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { CoverArtStore, type CoverSize } from '../metadata/cover-art-store.js';
+import { sniffImageType } from '../metadata/sniff-image-type.js';
+import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
+import { createUpstreamHttpClient } from '../net/upstream-http-client.js';
 import { metadataUserAgent } from '../metadata/metadata-user-agent.js';
 import { CoverCacheBudget } from './cover-cache-budget.js';
 
@@ -19,6 +22,8 @@ export interface CoverServiceOptions {
   readonly version: string;
   readonly clock: Clock;
   readonly log: Logger;
+  /** `metadata_policy`: every hop past `metadata.coverartarchive.url`'s own origin is judged by it. */
+  readonly addressPolicy: OutboundAddressPolicy;
 }
 
 // Downloads at once, and how many more may wait: beyond that a flood of distinct mbids is refused (503) at once
@@ -44,7 +49,10 @@ export class CoverService {
 
   static async open(options: CoverServiceOptions): Promise<CoverService> {
     const userAgent = metadataUserAgent(options.version, options.metadata.contact);
-    const http = createHttpClient({ userAgent, defaultTimeoutMs: 20_000, connectionsPerOrigin: CONCURRENT_FETCHES });
+    const http = createUpstreamHttpClient({
+      userAgent, defaultTimeoutMs: 20_000, connectionsPerOrigin: CONCURRENT_FETCHES,
+      policy: options.addressPolicy, upstreams: [options.metadata.coverartarchive.url],
+    });
     let budget: Promise<CoverCacheBudget> | undefined;
     const store = new CoverArtStore({
       dataDir: options.dataDir,
@@ -70,7 +78,10 @@ export class CoverService {
     return new CoverService(store, budget, options.clock, options.log, () => http.close());
   }
 
-  /** The release group's front cover at `size`: 404 when it has none, 503 when the archive cannot be reached. */
+  /**
+   * The release group's front cover at `size`: 404 when it has none, 503 when the archive cannot be reached, a hop
+   * was refused by `metadata_policy` or the bytes are not an image. The content type comes from the bytes.
+   */
   async image(releaseGroupMbid: string, size: CoverSize): Promise<CoverImage> {
     const mbid = releaseGroupMbid.toLowerCase();
     // Twice at most: the file can be evicted between being found and being read, and the second time fetches it.
@@ -89,9 +100,17 @@ export class CoverService {
       if (stored === 'none') throw new NotFoundError('front cover of release group', mbid);
       try {
         const bytes = await readFile(stored.path);
+        const type = sniffImageType(bytes);
+        if (!type) {
+          // Stored before the bytes were checked (a page served as image/jpeg): dropped, and fetched again once.
+          this.log.warn({ mbid, path: stored.path }, 'a stored cover is not an image; it is deleted');
+          await unlink(stored.path);
+          if (attempt >= 2) throw new UpstreamUnavailableError('Cover Art Archive', RETRY_AFTER_S);
+          continue;
+        }
         const servedAt = this.clock.now();
         void this.budget.then((known) => known.served(stored.path, servedAt));
-        return { bytes, contentType: stored.contentType };
+        return { bytes, contentType: type.contentType };
       } catch (err: unknown) {
         if (attempt >= 2 || !(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
       }

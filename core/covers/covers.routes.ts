@@ -19,12 +19,13 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/covers/:mbid', tag: 'metadata', access: 'viewer', status: 200, responseMediaType: 'image',
-      summary: 'The front cover of a release group (JPEG or PNG), 250 or 500 px',
+      summary: 'The front cover of a release group (JPEG, PNG, GIF or WebP), 250 or 500 px',
       description:
         'Fetched from the Cover Art Archive the first time, then served from the data dir (cache/covers, at most ' +
         '`metadata.coverartarchive.cache_max_mb`; the least recently served go first). 404 when the release group has no ' +
-        'front cover (remembered for 3 days); 304 for an `If-None-Match` naming its ETag; 503 with `Retry-After` when the archive cannot be reached or too many covers ' +
-        'are being fetched at once.',
+        'front cover (remembered for 3 days); 304 for an `If-None-Match` naming its ETag; 503 with `Retry-After` when the archive cannot be reached, ' +
+        'a redirect leads somewhere `metadata_policy` refuses (or to a URL that is not http/https), the bytes are not an image, or too many covers ' +
+        'are being fetched at once. The Content-Type comes from the image bytes, and every answer carries `X-Content-Type-Options: nosniff`.',
       params: Type.Object({ mbid: ReleaseGroupMbid }),
       query: Type.Object(
         { size: Type.Integer({ enum: [250, 500], default: 250, description: 'edge length in pixels' }) },
@@ -32,6 +33,9 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
       ),
       errors: [404, 503],
       handle: async ({ params, query, setHeader, request }) => {
+        // On every answer, problems included: a browser must never guess a type other than the one we derived
+        // from the bytes (an image that a sniffer reads as HTML would run as a page of this origin).
+        setHeader('X-Content-Type-Options', 'nosniff');
         try {
           const image = await covers.image(params.mbid, query.size === 500 ? 500 : 250);
           // From the bytes: a cover fetched again after eviction is usually the same image, and then still matches.

@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/app-config.schema.js';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { Database } from '../storage/database.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
+import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 
 /** A typed injection token: the symbol carries the type it resolves to. */
 export type Token<T> = symbol & { readonly __resolves?: T };
@@ -22,6 +23,8 @@ export const Tokens = {
   /** Aborted when the app shuts down. */
   ShutdownSignal: token<AbortSignal>('ShutdownSignal'),
   NewId: token<() => string>('NewId'),
+  /** `metadata_policy`: where requests for metadata (covers, MusicBrainz, sources, previews) may connect. */
+  MetadataAddressPolicy: token<OutboundAddressPolicy>('MetadataAddressPolicy'),
   /** The one MusicBrainz client (pacing queue, User-Agent, disk cache) of the app. */
   MusicBrainz: token<MusicBrainz>('MusicBrainz'),
 } as const;

@@ -4,18 +4,21 @@ import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { followRedirects } from './follow-redirects.js';
+import { IMAGE_TYPES, sniffImageType } from './sniff-image-type.js';
 
 export type CoverSize = 250 | 500;
 
 export interface StoredCover {
   /** Absolute path of the image file. */
   readonly path: string;
+  /** From the file name, which comes from the bytes' magic numbers (never from an upstream header). */
   readonly contentType: string;
 }
 
 export interface CoverArtStoreOptions {
   /** The data dir; covers live in `<dataDir>/cache/covers`. */
   readonly dataDir: string;
+  /** Every hop goes through it: build it with createUpstreamHttpClient, so redirects obey `metadata_policy`. */
   readonly http: HttpClient;
   readonly clock: Clock;
   readonly log: Logger;
@@ -37,7 +40,6 @@ export interface CoverArtStoreOptions {
 }
 
 const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const TYPES: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png' };
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
@@ -87,7 +89,7 @@ export class CoverArtStore {
   }
 
   private async onDisk(mbid: string, size: CoverSize): Promise<StoredCover | undefined> {
-    for (const [contentType, extension] of Object.entries(TYPES)) {
+    for (const { contentType, extension } of IMAGE_TYPES) {
       const path = join(this.dir, `${mbid}-${size}.${extension}`);
       if (await exists(path)) return { path, contentType };
     }
@@ -128,14 +130,15 @@ export class CoverArtStore {
       await this.rememberMissing(mbid);
       return 'none';
     }
-    const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-    const extension = TYPES[contentType];
-    if (response.status !== 200 || !extension || response.body.length === 0) {
-      throw new RetryLaterError(`cover for ${mbid} answered ${response.status} ${contentType || 'without a content type'} at ${outcome.url}`);
+    // The bytes decide, not the Content-Type: an HTML page or a script served as a cover would run in the browser.
+    const type = response.status === 200 ? sniffImageType(response.body) : undefined;
+    if (!type) {
+      const said = response.headers['content-type'] ?? 'no content type';
+      throw new RetryLaterError(`cover for ${mbid} answered ${response.status} (${said}) at ${outcome.url}${response.status === 200 ? ', and the bytes are not an image' : ''}`);
     }
-    const path = join(this.dir, `${mbid}-${size}.${extension}`);
+    const path = join(this.dir, `${mbid}-${size}.${type.extension}`);
     await this.writeWhole(path, response.body);
-    return { path, contentType };
+    return { path, contentType: type.contentType };
   }
 
   private async rememberMissing(mbid: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { arrayField, createHttpClient, isRecord, numberField, type Clock, type HttpClient, type Logger } from '@crateflow/sdk';
+import { arrayField, isRecord, numberField, type Clock, type HttpClient, type Logger } from '@crateflow/sdk';
 import { join } from 'node:path';
 import { DiskCache } from './disk-cache.js';
 import { lucenePhrase } from './lucene-phrase.js';
@@ -9,6 +9,9 @@ import { readArtist, readArtistHit, readRecordingReleaseGroups, readReleaseGroup
 import { chooseTracklistRelease, readTracklist } from './read-musicbrainz-tracklist.js';
 import { RequestPacer } from './request-pacer.js';
 import { byCodeUnits } from '../sorting/code-unit-order.js';
+import { DEFAULT_METADATA_POLICY } from '../net/metadata-policy.schema.js';
+import { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
+import { createUpstreamHttpClient } from '../net/upstream-http-client.js';
 
 export interface MusicBrainzClientOptions {
   /** Crateflow's version (core/version.ts). */
@@ -27,8 +30,10 @@ export interface MusicBrainzClientOptions {
   readonly timeoutMs?: number;
   /** Default 64 MiB. */
   readonly cacheMaxBytes?: number;
-  /** Default: a client of its own. */
+  /** Default: a client of its own, which connects only where `addressPolicy` allows. */
   readonly http?: HttpClient;
+  /** `metadata_policy` for the client of its own (default: its defaults); `baseUrl`'s own origin is always reachable. */
+  readonly addressPolicy?: OutboundAddressPolicy;
 }
 
 const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -52,7 +57,10 @@ export class MusicBrainzClient implements MusicBrainz {
     let http = options.http;
     let closeHttp = async (): Promise<void> => {};
     if (!http) {
-      const own = createHttpClient({ userAgent, defaultTimeoutMs: options.timeoutMs ?? 20_000, connectionsPerOrigin: 1 });
+      const own = createUpstreamHttpClient({
+        userAgent, defaultTimeoutMs: options.timeoutMs ?? 20_000, connectionsPerOrigin: 1,
+        policy: options.addressPolicy ?? OutboundAddressPolicy.from(DEFAULT_METADATA_POLICY, 'metadata_policy'), upstreams: [options.baseUrl ?? 'https://musicbrainz.org'],
+      });
       http = own;
       closeHttp = () => own.close();
     }

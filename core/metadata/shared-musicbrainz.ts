@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '@crateflow/sdk';
 import type { MetadataConfig } from '../config/app-config.schema.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
+import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 import { MusicBrainzClient } from './musicbrainz-client.js';
 
 // musicbrainz.org allows one request a second per address (shared/reference/musicbrainz-api.md §1); a mirror of
@@ -23,7 +24,7 @@ export function checkMetadataConfig(metadata: MetadataConfig): PathProblem[] {
  */
 export function openSharedMusicBrainz(
   metadata: MetadataConfig,
-  deps: { dataDir: string; version: string; clock: Clock; log: Logger },
+  deps: { dataDir: string; version: string; clock: Clock; log: Logger; addressPolicy: OutboundAddressPolicy },
 ): Promise<MusicBrainzClient> {
   return MusicBrainzClient.open({
     version: deps.version,
@@ -31,6 +32,7 @@ export function openSharedMusicBrainz(
     dataDir: deps.dataDir,
     clock: deps.clock,
     log: deps.log,
+    addressPolicy: deps.addressPolicy,
     baseUrl: metadata.musicbrainz.url.replace(/\/+$/, ''),
     minIntervalMs: metadata.musicbrainz.request_interval_ms,
     cacheMaxBytes: metadata.musicbrainz.cache_max_mb * 1024 * 1024,

@@ -1,4 +1,6 @@
-import { createHttpClient, type Clock, type Logger, type MusicBrainz, type PluginContext } from '@crateflow/sdk';
+import { createHttpClient, type Clock, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
+import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
+import { configuredUrls, createUpstreamHttpClient } from '../net/upstream-http-client.js';
 import type { Database } from '../storage/database.js';
 import { DocumentPluginStorage, type PluginStorageData } from './document-plugin-storage.js';
 
@@ -11,18 +13,31 @@ export interface PluginContextDeps {
   newId: () => string;
   /** `webhooks_policy`, handed to plugins as `refuseTargetAddress`. */
   refuseTargetAddress?: (address: string) => string | undefined;
+  /** `metadata_policy`, which the HTTP client of every source and preview plugin obeys. */
+  metadataPolicy?: OutboundAddressPolicy;
   /** The shared MusicBrainz client, handed only to plugins whose manifest `uses` it. */
   musicbrainz?: MusicBrainz;
 }
 
-/** Builds the context one plugin receives: its own logger, HTTP client and storage; the shared clock and signal. */
+// Plugins that fetch public metadata (ListenBrainz, Last.fm, Deezer, …): their requests obey `metadata_policy`.
+const METADATA_KINDS: ReadonlySet<PluginKind> = new Set(['source', 'preview']);
+
+/**
+ * Builds the context one plugin receives: its own logger, HTTP client and storage; the shared clock and signal. A
+ * source's or preview's HTTP client reaches the URLs its config names (`listenbrainz_url`, a Deezer fake on loopback)
+ * at their own origin, and everything else only where `metadata_policy` allows.
+ */
 export async function createPluginContext<C>(
   name: string,
   config: C,
   deps: PluginContextDeps,
+  kind?: PluginKind,
 ): Promise<{ context: PluginContext<C>; close(): Promise<void> }> {
   const doc = await deps.database.document<PluginStorageData>(`plugin-${name}`, () => ({ entries: {} }), { collections: ['entries'] });
-  const http = createHttpClient({ userAgent: `crateflow/${deps.version} (${name})`, defaultTimeoutMs: 10_000 });
+  const userAgent = `crateflow/${deps.version} (${name})`;
+  const http = deps.metadataPolicy && kind !== undefined && METADATA_KINDS.has(kind)
+    ? createUpstreamHttpClient({ userAgent, defaultTimeoutMs: 10_000, policy: deps.metadataPolicy, upstreams: configuredUrls(config) })
+    : createHttpClient({ userAgent, defaultTimeoutMs: 10_000 });
   const context: PluginContext<C> = {
     config,
     log: deps.log.child({ plugin: name }),

@@ -198,7 +198,7 @@ export async function createPlugins(
     const name = instanceNameOf(candidate);
     const { musicbrainz, ...shared } = deps;
     const usesMusicBrainz = musicbrainz && uses?.includes('musicbrainz');
-    const { context, close } = await createPluginContext(name, candidate.config, usesMusicBrainz ? { ...shared, musicbrainz } : shared);
+    const { context, close } = await createPluginContext(name, candidate.config, usesMusicBrainz ? { ...shared, musicbrainz } : shared, kind);
     closers.push(close);
     let instance: unknown;
     try {

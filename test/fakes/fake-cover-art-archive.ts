@@ -32,6 +32,12 @@ export interface FakeCoverArtArchive {
   imageOf(releaseGroupId: string, size: string): Buffer | undefined;
   /** The next `count` redirect-service requests answer 503 (the old docs' rate-limit answer, §1). */
   failNext(count: number): void;
+  /**
+   * From now on a release group's front (any size) answers 307 to `location` instead of to archive.org: the redirect
+   * service then points wherever an attacker (or a hijacked mirror) wants, e.g. `http://169.254.169.254/…`.
+   * Undefined restores the real three-hop chain (§1), the default.
+   */
+  redirectFrontsTo(location: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +51,7 @@ export async function startFakeCoverArtArchive(options: FakeCoverArtArchiveOptio
   const withoutArt = options.withoutArt ?? ((id: string) => (groupIndex.get(id) ?? 0) % 5 === 4);
   const answered: AnsweredCoverRequest[] = [];
   let failures = 0;
+  let frontLocation: string | undefined;
 
   /** §3: the earliest-dated release carries the group's cover; image ids exceed 32 bits (§4). */
   const chosenRelease = (groupId: string): { release: MbRelease; imageId: number; small: boolean } | undefined => {
@@ -98,6 +105,8 @@ export async function startFakeCoverArtArchive(options: FakeCoverArtArchiveOptio
     if (!side || side === 'back' || !art) {
       return html(404, 'Not Found', entity === 'release' ? `No ${side ?? 'front'} cover image found for release with identifier ${id ?? ''}` : `No cover art found for release group ${id ?? ''}`);
     }
+    // A 307 with the same `See: <url>` body as the real redirect (§2), to a Location of the test's choosing.
+    if (entity === 'release-group' && frontLocation !== undefined) return redirect(307, frontLocation);
     // §2: thumbnails are always .jpg; an unknown size suffix redirects to the original.
     const file = `mbid-${art.release.id}-${art.imageId}${size && THUMBS.has(size) ? `_thumb${size}` : ''}.jpg`;
     return redirect(307, archiveUrl(art.release.id, file));
@@ -137,6 +146,9 @@ export async function startFakeCoverArtArchive(options: FakeCoverArtArchiveOptio
     imageOf,
     failNext(count) {
       failures += count;
+    },
+    redirectFrontsTo(location) {
+      frontLocation = location;
     },
     close: () => listener.close(),
   };

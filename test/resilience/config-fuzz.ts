@@ -48,7 +48,7 @@ async function judge(path: string): Promise<PathProblem[]> {
     return [...loaded.problems, ...(plugins?.problems ?? [])];
   }
   const plugins = await checkPlugins(planPluginMounts(loaded.config), slotChoice(loaded.config), dirname(path));
-  return [...DefaultAuthenticator.check(loaded.config.ui.auth), ...OutboundAddressPolicy.check(loaded.config.webhooks_policy), ...plugins.problems];
+  return [...DefaultAuthenticator.check(loaded.config.ui.auth), ...OutboundAddressPolicy.check(loaded.config.webhooks_policy), ...OutboundAddressPolicy.check(loaded.config.metadata_policy, 'metadata_policy'), ...plugins.problems];
 }
 
 export async function runConfigFuzz(options: FuzzOptions): Promise<{ report: [string, string][]; failures: string[] }> {

@@ -48,6 +48,25 @@ describe('OutboundAddressPolicy (webhooks_policy)', () => {
     assert.match(problems[0]?.message ?? '', /"home" is not a CIDR/);
   });
 
+  it('refuses link-local and cloud metadata addresses whatever the switches and allow_cidrs say', () => {
+    const open = policy({ allow_cidrs: ['0.0.0.0/0', '::/0'] });
+    for (const address of ['169.254.169.254', '169.254.0.1', 'fe80::1', '[fe80::1]', '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', 'fd00:ec2::254', '100.100.100.200', '168.63.129.16']) {
+      assert.match(open.refuse(address) ?? '', /link-local|cloud metadata/, address);
+      assert.match(open.refuseNamedUpstream(address) ?? '', /link-local|cloud metadata/, `${address} as a named upstream`);
+    }
+  });
+
+  it('names its own config key in refusals and problems (metadata_policy)', () => {
+    const metadata = OutboundAddressPolicy.from({ loopback: 'block', lan: 'block', allow_cidrs: [], block_cidrs: ['203.0.113.0/24'] }, 'metadata_policy');
+    assert.equal(metadata.refuse('127.0.0.1'), 'loopback address (metadata_policy.loopback: block)');
+    assert.equal(metadata.refuse('10.255.255.1'), 'LAN address (metadata_policy.lan: block)');
+    assert.equal(metadata.refuse('203.0.113.9'), 'inside metadata_policy.block_cidrs');
+    assert.equal(metadata.refuseNamedUpstream('127.0.0.1'), undefined, 'a named upstream may be a mirror on this machine');
+    assert.equal(metadata.refuseNamedUpstream('203.0.113.9'), 'inside metadata_policy.block_cidrs');
+    const problems = OutboundAddressPolicy.check({ loopback: 'block', lan: 'block', allow_cidrs: ['lan'], block_cidrs: [] }, 'metadata_policy');
+    assert.deepEqual(problems.map((p) => p.path), ['metadata_policy.allow_cidrs[0]']);
+  });
+
   it('leaves names alone (they are judged by the addresses they resolve to)', () => {
     assert.equal(policy({ loopback: 'block' }).refuse('localhost'), undefined);
   });

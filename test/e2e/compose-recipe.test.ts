@@ -19,10 +19,17 @@ interface CrateflowConfig {
   library: { url: string };
 }
 
-/** The host folder a service mounts at `containerPath` (`./music/soulseek:/downloads:ro` → ./music/soulseek). */
+/**
+ * The host folder a service mounts at `containerPath` (`./music/soulseek:/downloads:ro` → ./music/soulseek), with
+ * compose's `${NAME:-default}` read as its default: what an unedited checkout with no .env mounts.
+ */
 function hostFolderAt(service: ComposeService, containerPath: string): string | undefined {
-  const mount = service.volumes?.map((line) => line.split(':')).find(([, inside]) => inside === containerPath);
+  const mount = service.volumes?.map((line) => withDefaults(line).split(':')).find(([, inside]) => inside === containerPath);
   return mount?.[0] === undefined ? undefined : posix.normalize(mount[0]);
+}
+
+function withDefaults(line: string): string {
+  return line.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
 }
 
 // compose.yaml is never started here (no container engine): this checks that its services and folders are the
@@ -45,6 +52,15 @@ describe('compose.yaml beside examples/container/compose/config.yaml', () => {
     assert.equal(configDir, 'examples/container/compose');
     assert.ok(existsSync(join(REPO_ROOT, configDir, 'config.yaml')));
     assert.ok(crateflow.volumes?.some((line) => line.split(':')[1] === '/data'), 'a volume on /data');
+    // A config of one's own lives outside the checkout: the mount names it through .env, no tracked file is edited.
+    assert.ok(crateflow.volumes?.some((line) => line.startsWith('${CRATEFLOW_CONFIG_DIR:-')), 'the config folder comes from CRATEFLOW_CONFIG_DIR');
+  });
+
+  it('runs a discovery source that needs no account, in both container configs', async () => {
+    for (const file of [join(REPO_ROOT, 'examples', 'container', 'compose', 'config.yaml'), join(REPO_ROOT, 'examples', 'container', 'config.yaml')]) {
+      const parsed = parse(await readFile(file, 'utf8')) as { sources?: { type: string }[] };
+      assert.deepEqual(parsed.sources?.map((source) => source.type), ['new-releases', 'similar-artists'], file);
+    }
   });
 
   it('shows Crateflow the folder slskd downloads into, inside the folder Navidrome reads', () => {

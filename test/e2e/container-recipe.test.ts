@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { parse, stringify } from 'yaml';
 import { startScriptNodeFlags } from '../../core/build/start-script-node-flags.js';
 import { buildRecipe, dockerfileArgs, listTree, type RuntimeImage } from '../helpers/dockerfile-recipe.js';
 import { rawRequest } from '../helpers/raw-request.js';
@@ -111,7 +112,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
       const byName = await rawRequest(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { host: 'crateflow:8080' } });
       assert.equal(byName.status, 200, 'the compose service name is an allowed Host');
       const plugins = await rawRequest(`http://127.0.0.1:${port}/api/v1/plugins`);
-      assert.deepEqual((JSON.parse(plugins.text) as { items: { name: string }[] }).items.map((p) => p.name).sort(), ['download-slskd', 'library-subsonic', 'preview-deezer', 'webhooks']);
+      assert.deepEqual((JSON.parse(plugins.text) as { items: { name: string }[] }).items.map((p) => p.name).sort(), ['download-slskd', 'library-subsonic', 'preview-deezer', 'source-new-releases', 'source-similar', 'webhooks']);
     } finally {
       service.kill('SIGTERM');
     }
@@ -126,13 +127,36 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
  */
 async function mapConfigIntoImage(image: RuntimeImage, source: string, mountsUnder = image.root): Promise<string> {
   const text = await readFile(source, 'utf8');
-  const mapped = text.replace(/(:\s*)\/(data|music|downloads)(?=[/\s]|$)/g, (_, before: string, folder: string) => `${before}${join(mountsUnder, folder)}`);
+  const moved = text.replace(/(:\s*)\/(data|music|downloads)(?=[/\s]|$)/g, (_, before: string, folder: string) => `${before}${join(mountsUnder, folder)}`);
+  const mapped = withUpstreamsOnLoopback(moved);
   const file = join(mountsUnder, `mapped-${Date.now()}.yaml`);
   await mkdir(mountsUnder, { recursive: true });
   await writeFile(file, mapped, { mode: 0o644 });
   await mkdir(join(mountsUnder, 'data'), { recursive: true });
   if (isRoot) await run('chown', ['-R', `${SERVICE_USER.uid}:${SERVICE_USER.gid}`, join(mountsUnder, 'data')]);
   return file;
+}
+
+// Nothing listens on the discard port of loopback: a connection there is refused at once.
+const UNREACHABLE = 'http://127.0.0.1:9';
+
+/**
+ * The example configs run discovery sources against the real MusicBrainz and ListenBrainz, which a test must never
+ * reach: their URLs are pointed at a closed loopback port (the only change besides the folders).
+ */
+function withUpstreamsOnLoopback(text: string): string {
+  const config: unknown = parse(text);
+  if (!isRecord(config)) throw new Error('the example config is not a mapping');
+  config['metadata'] = { musicbrainz: { url: UNREACHABLE }, coverartarchive: { url: UNREACHABLE } };
+  const sources = Array.isArray(config['sources']) ? config['sources'] : [];
+  for (const entry of sources) {
+    if (isRecord(entry) && entry['type'] === 'similar-artists') Object.assign(entry, { listenbrainz_url: UNREACHABLE, listenbrainz_labs_url: UNREACHABLE });
+  }
+  return stringify(config);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The image's CMD in its WORKDIR, with its ENV, as the unprivileged service user. */

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { writeAlbum } from '../helpers/write-album.js';
-import { packageDir } from './build-node-package.js';
+import { readExample, withEnv } from './example-flow.js';
 import type { FlowNode } from './node-red-test-helper.js';
 import { crateflowEvent, signWebhook } from './sign-webhook.js';
 import { prepareNodeRed, type StartedNodeRed } from './start-node-red.js';
@@ -25,21 +25,6 @@ let crateflow: StartedApp;
 let chat: FakeWebhookReceiver;
 let notify: FakeWebhookReceiver;
 let exampleNodes: FlowNode[];
-
-async function readExample(name: string): Promise<FlowNode[]> {
-  const flows: unknown = JSON.parse(await readFile(join(packageDir, 'examples', name), 'utf8'));
-  if (!Array.isArray(flows)) throw new Error(`${name} is not a flow array`);
-  return flows.filter((node): node is FlowNode => typeof node === 'object' && node !== null && typeof node.id === 'string' && typeof node.type === 'string');
-}
-
-/** Sets the example tabs' environment variables (the examples read every address from them). */
-function withEnv(flows: FlowNode[], values: Record<string, string>): FlowNode[] {
-  return flows.map((node) => {
-    if (node.type !== 'tab' || !Array.isArray(node.env)) return node;
-    const env: unknown[] = node.env;
-    return { ...node, env: env.map((entry) => (typeof entry === 'object' && entry !== null && 'name' in entry && typeof entry.name === 'string' && entry.name in values ? { ...entry, value: values[entry.name] } : entry)) };
-  });
-}
 
 interface ListedItem {
   id: string;

@@ -39,10 +39,15 @@ async function freePort(): Promise<number> {
  * Prepares Node-RED as a user runs it, with the built package installed in `<userDir>/node_modules` the way the
  * palette manager would put it (see {@link launchNodeRed}).
  */
-export async function prepareNodeRed(userDir: string): Promise<StartedNodeRed> {
+export async function prepareNodeRed(userDir: string, options: LaunchOptions = {}): Promise<StartedNodeRed> {
   await buildNodePackage(join(userDir, 'node_modules', '@crateflow', 'node-red'));
   await writeFile(join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@crateflow/node-red': '*' } }));
-  return launchNodeRed(userDir);
+  return launchNodeRed(userDir, options);
+}
+
+export interface LaunchOptions {
+  /** A settings file of the test's own instead of the shipped settings.js (`--settings`). */
+  settingsFile?: string;
 }
 
 /**
@@ -51,7 +56,7 @@ export async function prepareNodeRed(userDir: string): Promise<StartedNodeRed> {
  * every flow endpoint, palette install and upload allowed). Only the port is chosen (`--port`, as `node-red -p`
  * does). The URL is known before start, so the caller can write flows that point here.
  */
-export async function launchNodeRed(userDir: string): Promise<StartedNodeRed> {
+export async function launchNodeRed(userDir: string, options: LaunchOptions = {}): Promise<StartedNodeRed> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const warnings: string[] = [];
@@ -71,7 +76,7 @@ export async function launchNodeRed(userDir: string): Promise<StartedNodeRed> {
       if (credentials) await writeFile(join(userDir, 'flows_cred.json'), JSON.stringify(credentials, null, 2));
       // Next to the user dir, so the caller's clean-up of its temp folder removes it too.
       const redJs = await isolateNodeRedInstall(`${userDir}-node-red-install`);
-      const settings = join(dirname(redJs), 'settings.js');
+      const settings = options.settingsFile ?? join(dirname(redJs), 'settings.js');
       const args = ['--preserve-symlinks', '--preserve-symlinks-main', redJs, '--settings', settings, '--userDir', userDir, '--port', String(port)];
       const started = spawn(process.execPath, args, {
         cwd: userDir,

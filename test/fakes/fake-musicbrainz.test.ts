@@ -164,6 +164,65 @@ describe('fake MusicBrainz', () => {
     assert.deepEqual(hits.slice(0, 2).map((hit) => [hit['score'], hit['disambiguation']]), [[100, 'namesake'], [100, undefined]]);
   });
 
+  it('browses release groups without artist-credit unless inc=artist-credits, then with the whole credit and its join phrases', async (t) => {
+    const fake = await start(t);
+    const collaboration = fake.catalogue.releaseGroups.find((group) => group.credit.length > 1);
+    const guest = collaboration?.credit[1]?.artist.id ?? '';
+    const find = (body: Record<string, unknown>) => list(body['release-groups']).find((group) => group['id'] === collaboration?.id);
+    const bare = find((await get(fake, `release-group?artist=${guest}&limit=100&fmt=json`)).body);
+    assert.ok(bare, 'a collaboration is browsed under its second artist too');
+    assert.equal('artist-credit' in bare, false);
+    const credited = find((await get(fake, `release-group?artist=${guest}&inc=artist-credits&limit=100&fmt=json`)).body);
+    assert.deepEqual(list(credited?.['artist-credit']).map((part) => [part['name'], part['joinphrase']]), collaboration?.credit.map((part) => [part.name, part.joinphrase]));
+    assert.match(collaboration?.credit[0]?.joinphrase ?? '', / & /);
+  });
+
+  it('lists at most 25 releases in a recording lookup', async (t) => {
+    const fake = await start(t);
+    const recording = fake.catalogue.recordings.find((item) => item.releaseIds.length > 25);
+    assert.ok(recording, 'the catalogue has a recording on more than 25 releases');
+    const res = await get(fake, `recording/${recording.id}?inc=releases&fmt=json`);
+    assert.equal(list(res.body['releases']).length, 25);
+  });
+
+  it('scores the best search hit 100 even when it matches only part of the title, the rest relative to it', async (t) => {
+    const fake = await start(t);
+    const group = fake.catalogue.releaseGroups.find((item) => item.credit.length === 1 && / /.test(item.title) && !item.title.includes('"'));
+    const word = group?.title.split(' ')[1] ?? '';
+    const query = encodeURIComponent(`releasegroup:"${word}" AND arid:${group?.credit[0]?.artist.id ?? ''}`);
+    const hits = list((await get(fake, `release-group?query=${query}&fmt=json`)).body['release-groups']);
+    assert.ok(hits.length > 0 && hits.every((hit) => String(hit['title']).toLowerCase() !== word.toLowerCase()), 'no hit is exact');
+    assert.equal(hits[0]?.['score'], 100);
+    const artist = fake.catalogue.artists[1]?.name ?? '';
+    const partial = list((await get(fake, `artist?query=${encodeURIComponent(`artist:"${artist.slice(0, 4)}"`)}&fmt=json`)).body['artists']);
+    assert.equal(partial[0]?.['score'], 100, 'an artist named only in part is still the best hit');
+  });
+
+  it('writes names as MusicBrainz does: ’ (U+2019), ‐ (U+2010) and accents in the default catalogue\'s first artists', async (t) => {
+    const fake = await start(t);
+    const names = fake.catalogue.artists.slice(0, 4).map((artist) => artist.name).join(' ');
+    assert.match(names, /\u2019/);
+    assert.match(names, /\u2010/);
+    assert.match(names, /[ØñéÉ]/);
+    assert.ok(fake.catalogue.releaseGroups.some((group) => /[\u2019\u2010]/.test(group.title)), 'titles too');
+  });
+
+  it('sheds load by default: every 8th request gets the busy 503 with Retry-After: 0, and the retry is answered', async (t) => {
+    const fake = await start(t);
+    const path = `artist/${fake.catalogue.artists[0]?.id ?? ''}?fmt=json`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const res = await get(fake, path);
+      statuses.push(res.status);
+      if (res.status === 503) {
+        assert.deepEqual([res.headers.get('retry-after'), res.headers.get('x-ratelimit-zone'), res.body['error']],
+          ['0', 'global', 'The MusicBrainz web server is currently busy. Please try again later.']);
+      }
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 200, 503, 200]);
+    assert.equal(fake.shed, 1);
+  });
+
   it('fails on demand as the edge does: global shedding, an HTML 502, and counts requests per path', async (t) => {
     const fake = await start(t);
     const path = `artist/${fake.catalogue.artists[0]?.id ?? ''}?fmt=json`;

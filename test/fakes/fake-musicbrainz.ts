@@ -20,6 +20,14 @@ export interface FakeMusicBrainzOptions {
   readonly clock?: Clock;
   /** The per-IP limit (§2, default 1 request/s on average with a burst of 2); `false` turns it off. */
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | false;
+  /**
+   * Global load shedding (§2): every `every`-th request that passes the User-Agent and per-IP checks is refused with
+   * the "currently busy" 503 and `Retry-After: 0`, however politely it was paced. On by default, every 8th (real
+   * MusicBrainz refused 12 of ~45 requests sent 1.1 s apart this way, all answered on retry: §2, from
+   * aalomrani/it-stings `docs/api-reality.md`); counted, not random, so a test's requests are repeatable. `false`
+   * turns it off where a test counts requests exactly or waits on the real clock.
+   */
+  readonly loadShedding?: { readonly every: number } | false;
 }
 
 /**
@@ -54,6 +62,8 @@ export interface FakeMusicBrainz {
   requestsTo(prefix: string): number;
   /** 503s given because the client went over the per-IP rate (not the injected ones). */
   readonly refusedForRate: number;
+  /** 503s given by the default load shedding (not the injected ones). */
+  readonly shed: number;
   /** The next `count` requests that pass the User-Agent check fail this way. */
   failNext(count: number, failure: MusicBrainzFailure): void;
   close(): Promise<void>;
@@ -72,10 +82,13 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
   const catalogue = options.catalogue ?? generateMusicBrainzCatalogue();
   const clock = options.clock ?? systemClock();
   const limit = options.rateLimit ?? { perSecond: 1, burst: 2 };
+  const shedding = options.loadShedding ?? { every: 8 };
   const bucket = limit ? new LeakyBucket(clock, limit.perSecond, limit.burst) : undefined;
   const answered: AnsweredRequest[] = [];
   const injected: MusicBrainzFailure[] = [];
   let refusedForRate = 0;
+  let admitted = 0;
+  let shed = 0;
 
   const answer = (params: URLSearchParams, path: string, origin: string): Answer => {
     const [, entity, id, extra] = /^\/ws\/2\/([a-z-]+)(?:\/([^/]*))?(\/.*)?$/.exec(path) ?? [];
@@ -129,8 +142,12 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
         { 'x-ratelimit-who': 'ua-missing', 'x-mb-rate-limiter': 'lua' });
     }
     const withinRate = bucket?.admit() ?? true;
-    const failure = withinRate ? injected.shift() : 'ip-rate';
+    let failure = withinRate ? injected.shift() : 'ip-rate';
     if (!withinRate) refusedForRate++;
+    if (withinRate && failure === undefined && shedding && ++admitted % shedding.every === 0) {
+      failure = 'busy';
+      shed++;
+    }
     if (failure === 'ip-rate') {
       return send(503, { error: 'Your requests are exceeding the allowable rate limit. Please see http://wiki.musicbrainz.org/XMLWebService for more information.' },
         { 'x-ratelimit-zone': 'ws ip=127.0.0.1', 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'retry-after': '1', server: 'openresty' });
@@ -169,6 +186,9 @@ export async function startFakeMusicBrainz(options: FakeMusicBrainzOptions = {})
     requestsTo: (prefix) => countRequestsTo(answered, prefix),
     get refusedForRate() {
       return refusedForRate;
+    },
+    get shed() {
+      return shed;
     },
     failNext(count, failure) {
       for (let i = 0; i < count; i++) injected.push(failure);

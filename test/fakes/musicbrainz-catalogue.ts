@@ -79,9 +79,16 @@ export interface MusicBrainzCatalogueOptions {
   readonly prolificReleaseGroups?: number;
 }
 
-const NAMES = ['Amber Foxes', 'Velvet Harbors', 'Ørsted Pilots', 'Señor Lanterns', 'Quiet Engines', 'Paper Saints',
+/**
+ * Names as MusicBrainz writes them, where a library's tags usually have ' and -: the apostrophe ’ (U+2019) is the
+ * one MusicBrainz's style guide prefers (musicbrainz.org/doc/Style/Miscellaneous, cited by Lidarr/Lidarr #586;
+ * "Guns N’ Roses" in rembo10/headphones #2215) and names and titles carry the hyphen ‐ (U+2010): "EL‐P"
+ * (rembo10/headphones #3005), "Semi‐Charmed Life" (beetbox/beets #2839), "Anne‐Marie" (kellnerd/harmony #191).
+ * Accents and letters such as Ø stay as released. The first four artists of the default catalogue carry all three.
+ */
+const NAMES = ['Amber Foxes', 'Velvet Harbors', 'Ørsted’s Pilots', 'Hi‐Fi Señores', 'Quiet Engines', 'Paper Saints',
   'Tidal Mirrors', 'Golden Kites', 'Café Wolves', 'Lunar Needles'];
-const WORDS = ['Endless', 'Broken', 'Bright', 'Cold', 'Early', 'Gentle', 'Inner', 'Lost', 'Modern', 'Secret',
+const WORDS = ['Endless', 'Broken', 'Bright', 'Cold', 'Half‐Lit', 'Gentle', 'Don’t', 'Lost', 'Modern', 'Secret',
   'Summer', 'Light', 'Signals', 'Gardens', 'Letters', 'Machines', 'Nights', 'Rooms', 'Streets', 'Waves'];
 /** Primary type and secondary types in turn: plain albums, an EP, a single, and the shapes clients trip on. */
 const SHAPES: { primary: MbReleaseGroup['primaryType']; secondary: string[] }[] = [

@@ -29,11 +29,13 @@ export interface MetadataSetupOptions {
 
 /**
  * A Crateflow wired to the MusicBrainz and Cover Art Archive fakes (real HTTP servers on loopback, the fake's rate
- * limit off and Crateflow's pacing at 0 ms, which config allows for hosts other than musicbrainz.org).
+ * limit and load shedding off and Crateflow's pacing at 0 ms, which config allows for hosts other than musicbrainz.org).
  */
 export async function startMetadataApp(owner: { after(fn: () => Promise<unknown>): void }, options: MetadataSetupOptions = {}): Promise<MetadataSetup> {
   const catalogue = catalogueWithTwin();
-  const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false });
+  // No load shedding: these apps often run on a manual clock that moves only when a test says, where a shed
+  // request's backoff would never end; the client's retry of shed requests is tested in musicbrainz-client.test.ts.
+  const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false, loadShedding: false });
   const coverArt = await startFakeCoverArtArchive({ catalogue });
   owner.after(() => Promise.all([musicbrainz.close(), coverArt.close()]));
   const app = await startApp({

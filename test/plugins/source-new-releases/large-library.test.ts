@@ -70,16 +70,21 @@ describe('source-new-releases over a 2,000-artist library at 1 request/s', () =>
     const started = world.clock.now();
 
     const first = await world.run(make, new FakeSourceRun({ artists: library(), abortAtProgress: 1000 }));
-    const searchesBefore = world.fake.requestsTo('/ws/2/artist');
+    // The fake sheds every 8th request as real MusicBrainz does under load; a shed request is asked again, so the
+    // counts below are of requests answered (not refused with 503).
+    const answered = () => world.fake.answered.filter((request) => request.status !== 503);
+    const searches = () => answered().filter((request) => request.path.startsWith('/ws/2/artist')).length;
+    const searchesBefore = searches();
     assert.ok(searchesBefore >= 999 && searchesBefore <= 1001, `stopped near artist 1,000 (${searchesBefore} searches)`);
     const rest = await world.run(make, new FakeSourceRun({ artists: library() }));
 
-    const urls = world.fake.answered.map((request) => `${request.path}?${request.query.toString()}`);
+    const urls = answered().map((request) => `${request.path}?${request.query.toString()}`);
     const twice = urls.filter((url, index) => urls.indexOf(url) !== index);
-    assert.deepEqual(twice, [], 'no request was made twice');
-    assert.equal(world.fake.requestsTo('/ws/2/artist'), ARTISTS, 'one name search per artist');
+    assert.deepEqual(twice, [], 'no request was answered twice');
+    assert.equal(searches(), ARTISTS, 'one name search per artist');
+    assert.ok(world.fake.shed > 0, 'the run went through load shedding');
     assert.equal(world.fake.refusedForRate, 0, 'never over 1 request/s');
-    assert.ok(world.clock.now() - started >= (urls.length - 1) * 1000);
+    assert.ok(world.clock.now() - started >= (world.fake.answered.length - 1) * 1000);
     const found = [...first, ...rest];
     assert.ok(found.length > 0);
     assert.equal(new Set(found.map((candidate) => candidate.mbid)).size, found.length, 'nothing proposed twice');

@@ -40,9 +40,10 @@ export interface SourceWorld {
 
 export async function startSourceWorld(t: TestContext, options: SourceWorldOptions = {}): Promise<SourceWorld> {
   const catalogue = generateMusicBrainzCatalogue({ artists: 8, prolificReleaseGroups: 24, releaseGroupsPerArtist: 16, ...options.catalogue });
-  // No rate limit at the MusicBrainz fake: the client is opened without pacing so tests need no clock work;
-  // the client's pacing has its own tests.
-  const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false });
+  // No rate limit and no load shedding at the MusicBrainz fake: the client is opened without pacing on the real
+  // clock, so tests need no clock work and count requests exactly; the client's pacing and its retry of shed
+  // requests have their own tests (test/core/metadata/musicbrainz-client.test.ts).
+  const musicbrainz = await startFakeMusicBrainz({ catalogue, rateLimit: false, loadShedding: false });
   const listenbrainz = await startFakeListenBrainz({ catalogue, ...options.listenbrainz, ...(options.listenBrainzUsers ? { users: options.listenBrainzUsers(catalogue) } : {}),
     ...(options.similarity ? { similarity: options.similarity(catalogue) } : {}) });
   const lastfm = await startFakeLastFm({ catalogue, ...options.lastfm });

@@ -195,6 +195,17 @@ describe('download-blackhole plugin', () => {
     assert.equal((await client.status(second.ref, live)).state, 'queued', '"(Live)" is another album');
   });
 
+  it('matches the artist folder of a collaboration that names its artists in another order or joined another way', async (t) => {
+    const { client, clock, completeDir } = await setup(t);
+    const wanted = item({ artist: 'JAY\u2010Z & Kanye West', album: 'Watch the Throne' });
+    const { ref } = await client.request(wanted);
+    const folder = join(completeDir, 'Kanye West, JAY-Z', 'Watch The Throne (Deluxe)');
+    await writeTrack(clock, folder, '01 No Church in the Wild.flac');
+    assert.equal((await client.status(ref, wanted)).state, 'downloading', 'found, and now watched for the quiet period');
+    await clock.advance(QUIET_MS);
+    assert.deepEqual(await client.status(ref, wanted), { state: 'completed', progress: 1, download_path: folder });
+  });
+
   it('treats a folder still being written as downloading until nothing in it changed for quiet_period_ms', async (t) => {
     const { client, clock, completeDir } = await setup(t);
     const wanted = item();

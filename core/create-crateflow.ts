@@ -6,7 +6,9 @@ import { systemClock, type Clock, type Logger } from '@crateflow/sdk';
 import { createApp } from './app.js';
 import type { AppConfig } from './config/app-config.schema.js';
 import { ConfigError } from './config/config-error.js';
+import { pathsInUse } from './config/paths-in-use.js';
 import { pluginCreateProblems } from './config/plugin-create-problems.js';
+import { resolveConfigPaths } from './config/resolve-config-paths.js';
 import { Tokens } from './di/tokens.js';
 import { AllowedHosts } from './auth/allowed-hosts.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
@@ -51,7 +53,7 @@ import { checkSourceEntries } from './sources/check-source-entries.js';
 
 export interface CrateflowOptions {
   config: AppConfig;
-  /** Folder of the config file; relative plugin paths resolve against it. */
+  /** Folder of the config file (with none, the current directory); relative paths and plugin paths resolve against it. */
   configDir: string;
   /** Where the config came from, for error messages. */
   configSource?: string;
@@ -78,7 +80,7 @@ export interface Crateflow {
  * plugins, opens the store and registers every service and route. Throws ConfigError listing every problem.
  */
 export async function createCrateflow(options: CrateflowOptions): Promise<Crateflow> {
-  const { config } = options;
+  const config = resolveConfigPaths(options.config, options.configDir);
   const version = readVersion();
   const log = options.log ?? createLogger(config.log.level);
   const clock = options.clock ?? systemClock();
@@ -115,6 +117,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
+  const paths = pathsInUse(database.dir, checked.candidates);
+  log.info({ config: source, paths }, `folders in use: ${Object.entries(paths).map(([key, path]) => `${key} ${path}`).join(', ')}`);
   const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
   const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: database.dir, version, clock, log: log.child({ component: 'musicbrainz' }), addressPolicy: metadataPolicy }).catch(async (err: unknown) => {
     await database.close();

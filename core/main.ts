@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { dirname } from 'node:path';
 import { configPathFrom, loadConfig } from './config/load-config.js';
 import { ConfigError } from './config/config-error.js';
+import { parseArguments } from './cli/parse-arguments.js';
+import { usage } from './cli/usage.js';
 import { createDefaultMusicFolder } from './config/create-default-music-folder.js';
 import { mergeProblems } from './config/merge-problems.js';
 import { createCrateflow } from './create-crateflow.js';
@@ -11,14 +13,32 @@ import { createLogger } from './logging/create-logger.js';
 import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
+import { readVersion } from './version.js';
 
-/** `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash. */
+/**
+ * `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash; `--help` and
+ * `--version` print and exit 0. A command line it cannot follow exits 2 (the usual status of a usage error) before
+ * anything is read or created.
+ */
 async function main(argv: readonly string[]): Promise<number> {
-  if (argv[0] === 'hash-password') {
+  const request = parseArguments(argv);
+  if ('mistake' in request) {
+    process.stderr.write(`crateflow: ${request.mistake}\nRun "crateflow --help" for usage.\n`);
+    return 2;
+  }
+  if (request.command === 'help') {
+    process.stdout.write(usage(readVersion()));
+    return 0;
+  }
+  if (request.command === 'version') {
+    process.stdout.write(`${readVersion()}\n`);
+    return 0;
+  }
+  if (request.command === 'hash-password') {
     const { runHashPassword } = await import('./cli/hash-password.js');
     return runHashPassword(process.stdin, process.stdout, process.stderr);
   }
-  const location = configPathFrom(argv, process.env);
+  const location = configPathFrom(request.configPath, process.env);
   const loaded = await loadConfig(location, process.env);
   if (loaded.problems.length > 0) {
     // Report plugin blocks too, so one run shows every problem. The config failed validation, so its shape is
@@ -48,7 +68,7 @@ async function main(argv: readonly string[]): Promise<number> {
     reserved.server.close();
     return 1;
   }
-  await createDefaultMusicFolder(loaded.config, log).catch((err: unknown) => {
+  await createDefaultMusicFolder(loaded.config, log, dirname(location.path)).catch((err: unknown) => {
     // Not fatal: the library reports the missing folder as unhealthy, which says what to fix.
     log.warn({ err }, 'could not create the default music folder ./music');
   });

@@ -41,7 +41,7 @@ const Server = Type.Object(
 
 const Storage = Type.Object(
   {
-    dir: Type.String({ default: './data', minLength: 1, description: 'folder for the JSON data files; created if missing' }),
+    dir: Type.String({ default: './data', minLength: 1, description: "folder for the data files; created if missing. A relative path is relative to the config file's folder (with no config file, to the current directory)" }),
     max_items: Type.Integer({
       minimum: 100,
       maximum: 1_000_000,

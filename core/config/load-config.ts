@@ -16,14 +16,12 @@ export interface LoadedConfig {
   problems: PathProblem[];
 }
 
-/** Where the config file is: `--config PATH`, else `CRATEFLOW_CONFIG`, else `./config.yaml` if it exists. */
-export function configPathFrom(argv: readonly string[], env: NodeJS.ProcessEnv): { path: string; explicit: boolean } {
-  const flag = argv.findIndex((arg) => arg === '--config' || arg.startsWith('--config='));
-  if (flag >= 0) {
-    const arg = argv[flag] ?? '';
-    const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[flag + 1];
-    if (value) return { path: resolve(value), explicit: true };
-  }
+/**
+ * Where the config file is: `--config PATH` (`flag`, as parseArguments read it), else `CRATEFLOW_CONFIG`, else
+ * `./config.yaml` if it exists. Its folder is the base of the relative paths in it (resolveConfigPaths).
+ */
+export function configPathFrom(flag: string | undefined, env: NodeJS.ProcessEnv): { path: string; explicit: boolean } {
+  if (flag) return { path: resolve(flag), explicit: true };
   if (env.CRATEFLOW_CONFIG) return { path: resolve(env.CRATEFLOW_CONFIG), explicit: true };
   return { path: resolve('config.yaml'), explicit: false };
 }

@@ -7,6 +7,7 @@ import { loadPluginModule } from './load-plugin.js';
 import { createPluginContext, type PluginContextDeps } from './plugin-context-factory.js';
 import { PluginNotFoundError } from './plugin-not-found-error.js';
 import type { PluginMount } from './plugin-mounts.js';
+import { resolvePluginPaths } from './plugin-path-keys.js';
 
 /** The last thing known about a plugin's health, for `GET /api/v1/plugins` and `/health`. */
 export interface PluginStatus {
@@ -112,7 +113,8 @@ export interface SlotChoice {
 
 /**
  * Imports, checks and validates every mounted plugin, collecting all problems (module missing, manifest,
- * api version, kind, duplicate name, config) instead of stopping at the first.
+ * api version, kind, duplicate name, config) instead of stopping at the first. `baseDir` is the config file's
+ * folder: relative `use` paths and the built-in plugins' relative folders resolve against it.
  */
 export async function checkPlugins(
   mounts: readonly PluginMount[],
@@ -163,7 +165,7 @@ export async function checkPlugins(
       problems.push(...ruleProblems.map((p) => ({ path: joinPath(mount.configPath, p.path), message: `${p.message} (${name})` })));
       continue;
     }
-    candidates.push({ mount, definition, config });
+    candidates.push({ mount, definition, config: resolvePluginPaths(name, config, baseDir) });
   }
   const pick = (kind: PluginKind, slotName: string | undefined, path: string, known: readonly string[]) => {
     if (slotName === undefined) return undefined;

@@ -15,10 +15,9 @@ async function tempConfig(text: string): Promise<string> {
 
 describe('configPathFrom', () => {
   it('prefers --config over CRATEFLOW_CONFIG over ./config.yaml', () => {
-    assert.deepEqual(configPathFrom(['--config', '/a.yaml'], { CRATEFLOW_CONFIG: '/b.yaml' }), { path: '/a.yaml', explicit: true });
-    assert.deepEqual(configPathFrom(['--config=/c.yaml'], {}), { path: '/c.yaml', explicit: true });
-    assert.deepEqual(configPathFrom([], { CRATEFLOW_CONFIG: '/b.yaml' }), { path: '/b.yaml', explicit: true });
-    assert.equal(configPathFrom([], {}).explicit, false);
+    assert.deepEqual(configPathFrom('/a.yaml', { CRATEFLOW_CONFIG: '/b.yaml' }), { path: '/a.yaml', explicit: true });
+    assert.deepEqual(configPathFrom(undefined, { CRATEFLOW_CONFIG: '/b.yaml' }), { path: '/b.yaml', explicit: true });
+    assert.equal(configPathFrom(undefined, {}).explicit, false);
   });
 });
 

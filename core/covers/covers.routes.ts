@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
+import { NotFoundError } from '../errors/not-found-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
 import { NotModified } from '../http/not-modified.js';
 import { route, type RouteSpec } from '../http/route.js';
@@ -13,6 +14,9 @@ export const ReleaseGroupMbid = Type.String({
 // A cover file never changes once stored, so the browser may keep it for a year without asking again. `private`:
 // the answer may sit behind authentication, and a shared cache in between must not hand it to someone else.
 const CACHE_CONTROL = 'private, max-age=31536000, immutable';
+const MISSING_CACHE_CONTROL = 'private, max-age=259200';
+// The smallest transparent GIF (1×1, GIF89a with a transparent colour): a stand-in that loads without an error.
+const TRANSPARENT_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** GET /covers/{mbid}: release-group front covers served from Crateflow, so the UI never loads images from elsewhere. */
 export function coverRoutes(covers: CoverService): RouteSpec[] {
@@ -28,7 +32,13 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
         'are being fetched at once. The Content-Type comes from the image bytes, and every answer carries `X-Content-Type-Options: nosniff`.',
       params: Type.Object({ mbid: ReleaseGroupMbid }),
       query: Type.Object(
-        { size: Type.Integer({ enum: [250, 500], default: 250, description: 'edge length in pixels' }) },
+        {
+          size: Type.Integer({ enum: [250, 500], default: 250, description: 'edge length in pixels' }),
+          missing: Type.Union([Type.Literal('404'), Type.Literal('empty')], {
+            default: '404',
+            description: 'a release group without a front cover: 404 (default), or `empty`: 200 with a transparent 1×1 GIF and `X-Cover-Missing: true`, so an <img> shows its own placeholder and the browser logs no failed load',
+          }),
+        },
         { additionalProperties: false },
       ),
       errors: [404, 503],
@@ -47,6 +57,13 @@ export function coverRoutes(covers: CoverService): RouteSpec[] {
           return image.bytes;
         } catch (err: unknown) {
           if (err instanceof UpstreamUnavailableError) setHeader('Retry-After', String(err.retryAfterS));
+          if (err instanceof NotFoundError && query.missing === 'empty') {
+            // As long as the archive's "no cover" is remembered (3 days): a cover added later shows after that.
+            setHeader('Cache-Control', MISSING_CACHE_CONTROL);
+            setHeader('X-Cover-Missing', 'true');
+            setHeader('Content-Type', 'image/gif');
+            return TRANSPARENT_GIF;
+          }
           throw err;
         }
       },

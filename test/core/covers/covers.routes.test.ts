@@ -69,6 +69,25 @@ describe('GET /api/v1/covers/:mbid', () => {
     assert.equal(coverArt.requestsTo(`/release-group/${mbid}`), 1, 'the miss is remembered');
   });
 
+  it('answers a missing cover with a transparent pixel and X-Cover-Missing when asked with missing=empty, and a real cover as usual', async (t) => {
+    const { app, coverArt, catalogue, album } = await startMetadataApp(t);
+    const mbid = catalogue.releaseGroups.map((group) => group.id).find((id) => !coverArt.imageOf(id, '250')) ?? '';
+    const res = await fetch(`${app.baseUrl}/api/v1/covers/${mbid}?size=250&missing=empty`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/gif');
+    assert.equal(res.headers.get('x-cover-missing'), 'true');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('cache-control'), 'private, max-age=259200', 'no longer than the miss is remembered');
+    const gif = Buffer.from(await res.arrayBuffer());
+    assert.deepEqual([gif.subarray(0, 6).toString('latin1'), gif.readUInt16LE(6), gif.readUInt16LE(8)], ['GIF89a', 1, 1]);
+    const real = await fetch(`${app.baseUrl}/api/v1/covers/${album.id}?size=250&missing=empty`);
+    assert.equal(real.status, 200);
+    assert.equal(real.headers.get('x-cover-missing'), null);
+    assert.deepEqual(Buffer.from(await real.arrayBuffer()), coverArt.imageOf(album.id, '250'));
+    const bad = await api<Problem>(app.baseUrl, 'GET', `/api/v1/covers/${mbid}?missing=blank`);
+    assert.deepEqual(bad.body.errors?.map((e) => e.path), ['query.missing']);
+  });
+
   it('answers 400 naming mbid for an id that is not an MBID and size for a size other than 250 or 500', async (t) => {
     const { app, coverArt, album } = await startMetadataApp(t);
     const badId = await api<Problem>(app.baseUrl, 'GET', '/api/v1/covers/not-an-mbid');

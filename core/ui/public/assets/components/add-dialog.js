@@ -142,7 +142,7 @@ function Result({ result: r, busy, onAdd }) {
   const why = [...new Set([blockers.queue, blockers.wishlist].filter(Boolean))].join('. ');
   const whyId = `add-why-${r.mbid}`;
   return html`<li class="add-result" data-mbid=${r.mbid}>
-    <${CoverImage} url=${`${r.cover_url}?size=250`} name=${r.artist} size=${64} />
+    <${CoverImage} url=${`${r.cover_url}?size=250&missing=empty`} name=${r.artist} size=${64} />
     <div class="add-what">
       <span class="release-artist">${r.artist}</span>
       <span class="release-work">${r.title}</span>

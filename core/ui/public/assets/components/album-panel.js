@@ -66,7 +66,7 @@ function searchLinks(album) {
 function bigCover(url) {
   if (!url) return undefined;
   // Crateflow's own covers come in two sizes; any other URL is shown as it is.
-  return url.startsWith('/api/v1/covers/') ? `${url.split('?')[0]}?size=500` : url;
+  return url.startsWith('/api/v1/covers/') ? `${url.split('?')[0]}?size=500&missing=empty` : url;
 }
 
 /** @param {number | undefined} seconds */

@@ -23,7 +23,18 @@ export function coverUrlOf(item) {
  */
 export function coverSources(url) {
   if (!url.startsWith(COVERS) || url.includes('?')) return { src: url };
-  return { src: `${url}?size=250`, srcset: `${url}?size=250 1x, ${url}?size=500 2x` };
+  // missing=empty: an album without a cover loads a transparent pixel instead of failing with a 404, which the
+  // browser would log as an error for every such card; isEmptyCover() then shows the placeholder.
+  return { src: `${url}?size=250&missing=empty`, srcset: `${url}?size=250&missing=empty 1x, ${url}?size=500&missing=empty 2x` };
+}
+
+/**
+ * Whether a loaded image is the cover store's stand-in for "no cover" (a 1×1 pixel).
+ * @param {HTMLImageElement} image
+ * @returns {boolean}
+ */
+export function isEmptyCover(image) {
+  return image.naturalWidth === 1 && image.naturalHeight === 1;
 }
 
 /**
@@ -41,5 +52,6 @@ export function CoverArt({ item, className = 'cover-art' }) {
   }
   const { src, srcset } = coverSources(url);
   return html`<img class=${className} src=${src} srcset=${srcset} alt="" width="250" height="250" loading="lazy" decoding="async"
+    onLoad=${(/** @type {Event} */ e) => e.currentTarget instanceof HTMLImageElement && isEmptyCover(e.currentTarget) && setFailed(url)}
     onError=${() => setFailed(url)} />`;
 }

@@ -136,6 +136,19 @@ describe('fake MusicBrainz', () => {
     assert.deepEqual([blank.status, String(blank.body['error']).startsWith('You submitted a blank search query')], [400, true]);
   });
 
+  it('reads OR, parentheses and boosts in a release group search, as the full Lucene syntax MusicBrainz takes', async (t) => {
+    const fake = await start(t);
+    const [first, second] = fake.catalogue.releaseGroups.filter((item) => item.credit.length === 1 && item.credit[0]?.artist.id !== fake.catalogue.releaseGroups[0]?.credit[0]?.artist.id);
+    const byTitle = fake.catalogue.releaseGroups[0];
+    assert.ok(first && second && byTitle);
+    const ids = async (query: string) => list((await get(fake, `release-group?query=${encodeURIComponent(query)}&limit=100&fmt=json`)).body['release-groups']).map((hit) => hit['id']);
+    const either = await ids(`(releasegroup:"${byTitle.title}" OR artist:"${first.credit[0]?.name ?? ''}"^2)`);
+    assert.ok(either.includes(byTitle.id), 'the title alternative matches');
+    assert.ok(either.includes(first.id) && either.includes(second.id), "the artist alternative matches the artist's groups");
+    const narrowed = await ids(`(releasegroup:"${first.title}" OR releasegroup:"${byTitle.title}") AND arid:${first.credit[0]?.artist.id ?? ''}`);
+    assert.ok(narrowed.includes(first.id) && !narrowed.includes(byTitle.id), 'AND applies to each alternative');
+  });
+
   it('takes a search limit or offset that is not a positive integer as the default, where a browse refuses it', async (t) => {
     const fake = await start(t);
     const query = encodeURIComponent('primarytype:album');

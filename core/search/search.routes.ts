@@ -12,7 +12,8 @@ export function searchRoutes(search: ReleaseGroupSearch): RouteSpec[] {
       description:
         'Searches MusicBrainz release groups whose title or artist matches `q` ("Low" lists albums by Low and albums ' +
         'called Low; an artist\'s own albums come first), or by artist and title when `q` is written "Artist - Album". ' +
-        'Answers are cached on disk (a day). 503 `upstream-unavailable` when MusicBrainz cannot be reached.',
+        'Answers are cached on disk (a day). 503 `upstream-unavailable` with `Retry-After` when MusicBrainz cannot be reached ' +
+        'or too many searches are waiting for it.',
       query: SearchQuery,
       response: SearchResults,
       handle: async ({ query, setHeader }) => {

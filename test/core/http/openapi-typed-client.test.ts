@@ -86,8 +86,8 @@ describe('GET /api/v1/openapi.json read by generated clients', () => {
     assert.equal(run.health, 'ok');
     assert.equal(run.added, 2);
     assert.equal(run.pendingTotal, 2);
-    // Sorted by artist in the default order (desc), which the client left to the server.
-    assert.equal(run.firstArtist, 'Stereolab');
+    // Sorted by artist in the default order for names (A–Z), which the client left to the server.
+    assert.equal(run.firstArtist, 'Broadcast');
     assert.equal(run.approvedStatus, 'approved');
     assert.equal(run.secondApproval.status, 409);
     assert.match(run.secondApproval.problemType, /conflict$/);

@@ -12,8 +12,10 @@ describe('POST /api/v1/queue/approve', () => {
     await addOne(app, { artist: 'Ride', album: 'Nowhere' });
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [a.id, b.id] });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { success: true, count: 2, message: 'Approved 2 items' });
-    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A }, { artist: 'Slowdive', title: 'Alison', type: 'track' }]);
+    const { wishlist_ids: made, ...answer } = res.body;
+    assert.deepEqual(answer, { success: true, count: 2, message: 'Approved 2 items' });
+    assert.equal(made?.length, 2, 'one wishlist item per approval');
+    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A, in_library: false }, { artist: 'Slowdive', title: 'Alison', type: 'track', in_library: false }]);
     // Approval hands the items to the download client at once (DownloadService.handOff), so they move on to downloading.
     const wanted = await eventually(async () => {
       const items = (await wishlist(app)).body.items;
@@ -40,7 +42,9 @@ describe('POST /api/v1/queue/approve', () => {
     const { app, events } = await startQueueApp(t);
     for (const album of ['One', 'Two', 'Three']) await addOne(app, { artist: 'Band', album });
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { all: true });
-    assert.deepEqual(res.body, { success: true, count: 3, message: 'Approved 3 items' });
+    const { wishlist_ids: made, ...answer } = res.body;
+    assert.deepEqual(answer, { success: true, count: 3, message: 'Approved 3 items' });
+    assert.equal(made?.length, 3, 'one wishlist item per approval');
     assert.equal((await pending(app)).body.total, 0);
     assert.equal((await wishlist(app)).body.total, 3);
     assert.equal(events.dataOf('queue_approved').length, 3);
@@ -66,7 +70,9 @@ describe('POST /api/v1/queue/approve', () => {
     await api(app.baseUrl, 'POST', `/api/v1/queue/${b.id}/reject`);
     events.clear();
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [a.id, b.id, c.id, 'unknown0000000000'] });
-    assert.deepEqual(res.body, { success: true, count: 1, message: 'Approved 1 item' });
+    const { wishlist_ids: made, ...answer } = res.body;
+    assert.deepEqual(answer, { success: true, count: 1, message: 'Approved 1 item' });
+    assert.equal(made?.length, 1, 'one wishlist item per approval');
     assert.deepEqual(events.events.map((e) => [e.type, e.data.album]), [['queue_approved', 'Three']]);
     assert.equal((await wishlist(app)).body.total, 2);
     const rejectedStill = await api<{ item: QueueItem }>(app.baseUrl, 'POST', `/api/v1/queue/${b.id}/approve`);
@@ -97,7 +103,7 @@ describe('POST /api/v1/queue/approve', () => {
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [item.id] });
     assert.equal(res.body.count, 1);
     assert.equal((await wishlist(app)).body.total, 1);
-    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative' }]);
+    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', in_library: false }]);
   });
 });
 
@@ -144,7 +150,7 @@ describe('POST /api/v1/queue/:id/approve and /reject', () => {
     assert.equal(res.body.item.status, 'approved');
     assert.deepEqual(events.events.map((e) => [e.type, e.data]), [
       ['queue_added', { artist: 'Low', album: 'Double Negative', mbid: MBID_A, id: a.id }],
-      ['queue_approved', { artist: 'Low', album: 'Double Negative', mbid: MBID_A }],
+      ['queue_approved', { artist: 'Low', album: 'Double Negative', mbid: MBID_A, in_library: false }],
     ]);
     assert.equal((await wishlist(app)).body.items[0]?.queue_id, a.id);
   });

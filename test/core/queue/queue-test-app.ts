@@ -20,6 +20,8 @@ export interface Bulk {
   success: boolean;
   count: number;
   message: string;
+  in_library?: number;
+  wishlist_ids?: string[];
 }
 export interface Problem {
   status: number;

@@ -95,11 +95,11 @@ describe('webhooks sink: what one delivery looks like', () => {
     assert.notEqual(signed, plain);
   });
 
-  it('adds the queue item id to queue_added, and keeps the specified events to their listed fields', async () => {
+  it('adds the queue item id to queue_added and in_library to queue_approved, and keeps the specified events to their listed fields', async () => {
     const before = receiver.received.length;
     await started.sink.deliver(sampleEvent('queue_added'));
-    await started.sink.deliver(sampleEvent('queue_approved', { data: { artist: 'Low', album: 'C\'mon', download_path: '/x', id: 'q_9' } }));
-    await started.sink.deliver(sampleEvent('queue_rejected', { data: { artist: 'Sigur Rós' } }));
+    await started.sink.deliver(sampleEvent('queue_approved', { data: { artist: 'Low', album: 'C\'mon', download_path: '/x', id: 'q_9', in_library: true } }));
+    await started.sink.deliver(sampleEvent('queue_rejected', { data: { artist: 'Sigur Rós', in_library: true } }));
     await waitUntil('three more deliveries', () => receiver.received.length === before + 3);
     const bodies = receiver.received.slice(before).map((r) => JSON.parse(r.text));
     const byEvent = new Map(bodies.map((b: { event: string; data: unknown }) => [b.event, b.data]));
@@ -109,7 +109,8 @@ describe('webhooks sink: what one delivery looks like', () => {
       mbid: 'b1e1c5b4-5a8f-4a4a-9d8e-0c6c6e1f8f00',
       id: 'q_123',
     });
-    assert.deepEqual(byEvent.get('queue_approved'), { artist: 'Low', album: "C'mon" });
+    // in_library is this project's addition to queue_approved (CONTRACT §7), and only there.
+    assert.deepEqual(byEvent.get('queue_approved'), { artist: 'Low', album: "C'mon", in_library: true });
     assert.deepEqual(byEvent.get('queue_rejected'), { artist: 'Sigur Rós' });
   });
 

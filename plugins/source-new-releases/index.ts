@@ -1,5 +1,4 @@
-import { definePlugin, isRecord, normalizeName, PLUGIN_API_VERSION, resolveArtist, StorageCache, type MusicBrainz, type ResolvedArtist, type SourceCandidate, type SourceRun } from '@crateflow/sdk';
-import { creditOf, isKnown } from './album-credit.js';
+import { definePlugin, isKnownUnderCredit, isRecord, type MusicBrainz, normalizeName, PLUGIN_API_VERSION, releaseGroupCredit, resolveArtist, type ResolvedArtist, type SourceCandidate, type SourceRun, StorageCache } from '@crateflow/sdk';
 import { NewReleasesConfig } from './new-releases-config.schema.js';
 import { NewReleasesCursor } from './new-releases-cursor.js';
 import { isInWindow, releaseWindow } from './release-window.js';
@@ -60,8 +59,8 @@ export default definePlugin({
             if (!isInWindow(group.firstReleaseDate, state.window)) continue;
             const mbid = group.mbid.toLowerCase();
             // The whole credit ("A & B") is the album's artist; the library artist browsed is only why it came up.
-            const credit = creditOf(group, found?.name ?? artist.name);
-            if (seen.has(mbid) || isKnown(run, mbid, group.title, credit, artist.name)) continue;
+            const credit = releaseGroupCredit(group, found?.name ?? artist.name);
+            if (seen.has(mbid) || isKnownUnderCredit(run, { mbid, album: group.title, credit, foundUnder: artist.name })) continue;
             seen.add(mbid);
             batch.push({
               artist: credit, album: group.title, type: 'album', mbid,

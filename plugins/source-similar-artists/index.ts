@@ -1,6 +1,5 @@
-import { arrayField, definePlugin, isNotFoundError, isRecord, isRetryLaterError, ListenBrainzApi, normalizeName, numberField, PLUGIN_API_VERSION, resolveArtist, StorageCache, stringField } from '@crateflow/sdk';
+import { arrayField, definePlugin, isKnownUnderCredit, isNotFoundError, isRecord, isRetryLaterError, ListenBrainzApi, normalizeName, numberField, PLUGIN_API_VERSION, releaseGroupCredit, resolveArtist, StorageCache, stringField } from '@crateflow/sdk';
 import type { JsonValue, MusicBrainz, ReleaseGroup, ResolvedArtist, SourceCandidate, SourceRun } from '@crateflow/sdk';
-import { creditOf, isKnown } from './album-credit.js';
 import { LastFmApi } from './lastfm-api.js';
 import { SimilarArtistsConfig, similarArtistsConfigProblems } from './similar-artists-config.schema.js';
 import { SimilarArtistsCursor, type SimilarArtistsRun } from './similar-artists-cursor.js';
@@ -130,8 +129,8 @@ export default definePlugin({
         offered++;
         const mbidOfGroup = group.mbid.toLowerCase();
         // The whole credit ("A & B") is the album's artist; the similar artist browsed is only why it came up.
-        const credit = creditOf(group, name);
-        if (seen.has(mbidOfGroup) || isKnown(run, mbidOfGroup, group.title, credit, name)) continue;
+        const credit = releaseGroupCredit(group, name);
+        if (seen.has(mbidOfGroup) || isKnownUnderCredit(run, { mbid: mbidOfGroup, album: group.title, credit, foundUnder: name })) continue;
         seen.add(mbidOfGroup);
         const year = Number(group.firstReleaseDate?.slice(0, 4));
         candidates.push({

@@ -36,6 +36,7 @@ export { StorageCache } from './storage-cache.js';
 export { ListenBrainzApi } from './listenbrainz-api.js';
 export type { ListenBrainzApiOptions } from './listenbrainz-api.js';
 export { resolveArtist } from './resolve-artist.js';
+export { isKnownUnderCredit, releaseGroupCredit } from './release-group-credit.js';
 export type { ResolvedArtist } from './resolve-artist.js';
 /**
  * typebox (`Type`, `Static`, `TSchema`), re-exported so plugins build their config schemas with the same copy the

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/api-client.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
+import { freePort } from '../resilience/service-process.js';
 
 const run = promisify(execFile);
 const DEV_ONLY = ['tsx', 'typescript', 'playwright-core', 'node-red', 'autocannon'];
@@ -69,5 +71,28 @@ describe('a production install (git clone, npm ci --omit=dev, npm start)', { tim
     const second = await npmStart(clone, config);
     await second.stop();
     assert.doesNotMatch(second.stderr, /built/, 'nothing changed, nothing is built');
+  });
+
+  it('runs the offline demo (npm run demo) without development tools', async () => {
+    const port = await freePort();
+    const child = spawn('npm', ['run', 'demo', '--silent', '--', '--port', String(port), '--dir', join(dir, 'demo')], { cwd: clone, detached: true, stdio: 'pipe', env: { ...process.env, PORT: '' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      // A liveness bound only (the demo bundles itself first), to fail a hang instead of waiting for the suite.
+      const info = await eventually(async () => {
+        if (child.exitCode !== null) assert.fail(`the demo exited with ${child.exitCode}:\n${output}`);
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/auth/info`).catch(() => undefined);
+        return res?.ok ? ((await res.json()) as { notice?: string }) : undefined;
+      }, 120_000, 'the demo to answer');
+      assert.match(info.notice ?? '', /local fakes/);
+      const sources = (await (await fetch(`http://127.0.0.1:${port}/api/v1/sources`)).json()) as { items: { name: string }[] };
+      assert.equal(sources.items.length, 3);
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
+      await exited;
+    }
   });
 });

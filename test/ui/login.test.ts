@@ -59,7 +59,7 @@ describe('login (basic mode)', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    await page.getByRole('link', { name: 'Queue' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queue', exact: true }).click();
     await page.getByText(/^1–\d+ of/).waitFor(); // the first page has loaded before paging on
     // Shown once the second page has loaded (its buttons are enabled again).
     await clickUntilShown(page.getByRole('button', { name: 'Next page' }), page.getByText(/^51–\d+ of/));

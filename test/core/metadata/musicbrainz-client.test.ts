@@ -288,7 +288,8 @@ describe('MusicBrainzClient', () => {
     const started = Date.now();
     await Promise.all(fake.catalogue.artists.slice(0, 3).map((artist) => client.artist(artist.id)));
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 1900 && elapsed < 6000, `three requests took ${elapsed} ms`);
+    // The spacing is the point; the upper bound only catches a hang (a loaded machine is slow, never too fast).
+    assert.ok(elapsed >= 1900 && elapsed < 60_000, `three requests took ${elapsed} ms`);
     assert.equal(fake.refusedForRate, 0);
     for (const gap of gaps(fake.answered.map((request) => request.at))) assert.ok(gap >= 900, `arrivals ${gap} ms apart`);
   });

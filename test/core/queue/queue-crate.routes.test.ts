@@ -92,11 +92,9 @@ describe('GET /api/v1/queue/pending flags', () => {
 });
 
 describe('GET /api/v1/queue/pending with 10,000 pending items', () => {
-  // Bounds for a loaded 2-core CI machine; the printed figures are what to watch.
-  const COLD_MS = 2000;
-  const WARM_MS = 500;
-
-  it('answers a sorted, filtered page with flags fast, first and repeated', async (t) => {
+  // The times are printed, not asserted: on a loaded machine a wall-clock bound breaks for reasons that are not the
+  // server's (issue #27). `npm run bench -- --only scale` measures pages at up to 100,000 items beside bare node.
+  it('answers a sorted, filtered page deep in 10,000 pending items, first and repeated', async (t) => {
     const { app } = await startQueueApp(t);
     for (let start = 0; start < 10_000; start += 1000) {
       const batch = Array.from({ length: 1000 }, (_, i) => ({
@@ -116,7 +114,7 @@ describe('GET /api/v1/queue/pending with 10,000 pending items', () => {
       assert.equal(cold.status, 200);
       assert.equal(warm.body.items.length, 100, `${query}: ${warm.body.total} of them`);
       figures.push(`${query}: first ${Math.round(coldMs)} ms, next page ${Math.round(warmMs)} ms`);
-      assert.ok(coldMs < COLD_MS && warmMs < WARM_MS, figures.at(-1));
+      assert.equal(cold.body.items.length, 100, `${query}: the first page asked for`);
     }
     t.diagnostic(`10,000 pending: ${figures.join('; ')}`);
   });

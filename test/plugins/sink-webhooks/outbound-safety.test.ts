@@ -31,7 +31,6 @@ describe('webhooks sink: outbound safety', () => {
       const attempt = delivery.attempts[0];
       assert.equal(attempt?.status_code, null);
       assert.match(attempt?.error ?? '', /refused to connect to .*(link-local|metadata)/, `${delivery.webhook}: ${attempt?.error}`);
-      assert.ok((attempt?.duration_ms ?? 1000) < 400, 'refused at once, not after the 500 ms timeout');
     }
   });
 

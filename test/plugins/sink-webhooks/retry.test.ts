@@ -131,7 +131,8 @@ describe('webhooks sink: failures and retries', () => {
     const attempt = started.admin.deliveries({ limit: 1, offset: 0 }).items[0]?.attempts[0];
     assert.equal(attempt?.status_code, null);
     assert.match(attempt?.error ?? '', /timed out after 150 ms/);
-    assert.ok((attempt?.duration_ms ?? 0) >= 140 && (attempt?.duration_ms ?? 0) < 1500, `duration ${attempt?.duration_ms} ms`);
+    // It waited for its timeout; the upper bound only catches a hang (a loaded machine is slow, never too fast).
+    assert.ok((attempt?.duration_ms ?? 0) >= 140 && (attempt?.duration_ms ?? 0) < 60_000, `duration ${attempt?.duration_ms} ms`);
   });
 
   it('counts a refused connection and a reset connection as failures', async (t) => {

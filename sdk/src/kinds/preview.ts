@@ -15,7 +15,7 @@ export const PreviewTrack = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 500 }),
     artist: Type.String({ minLength: 1, maxLength: 500 }),
     position: Type.Optional(Type.Integer({ minimum: 1, maximum: 9999, description: 'the track number on the whole album, counting on across discs (the first track of disc 2 after a 9-track disc 1 is 10)' })),
-    disc: Type.Optional(Type.Integer({ minimum: 1, maximum: 999, description: 'the disc the track is on; given for albums of more than one disc (added after sdk 1.3, optional)' })),
+    disc: Type.Optional(Type.Integer({ minimum: 1, maximum: 999, description: 'the disc the track is on; given for albums of more than one disc (sdk 1.4, optional)' })),
     duration_s: Type.Optional(Type.Integer({ minimum: 0, maximum: 86400, description: 'the whole track, not the preview' })),
     preview_url: Type.String({ pattern: '^https?://', maxLength: 2000, description: 'an MP3 of at most 30 s; may stop working after a few minutes' }),
     source: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'where the preview comes from, e.g. deezer' }),

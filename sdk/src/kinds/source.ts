@@ -100,7 +100,7 @@ export interface SourceRun {
   known(candidate: { readonly mbid?: string; readonly artist: string; readonly album?: string }): KnownAs | undefined;
   /**
    * Says, in words a person reads, why this run proposes nothing (or little): shown with the run on the Sources
-   * page and the empty queue. The last call wins. Optional (sdk 1.3): feature-detect with `run.explain?.(…)`.
+   * page and the empty queue. The last call wins. Optional (sdk 1.4): feature-detect with `run.explain?.(…)`.
    *
    * @example
    * if (artists.length === 0) run.explain?.('your library is empty, so there are no artists to start from: add albums');

@@ -23,6 +23,9 @@ export function requestContext(log: Logger) {
       const status = ctx.res.statusCode;
       const line = { req_id: requestId, method: ctx.method, path: ctx.path, status, ms: Math.round((performance.now() - started) * 10) / 10 };
       if (ctx.path === '/health') log.debug(line, 'request');
+      // A 503 with Retry-After is a deliberate "later" (an upstream down or over its quota, load shed at a bound):
+      // worth a warning, not an error, so an operator's error alerts stay about Crateflow's own failures.
+      else if (status === 503 && ctx.res.getHeader('retry-after') !== undefined) log.warn(line, 'request');
       else if (status >= 500) log.error(line, 'request');
       else log.info(line, 'request');
     });

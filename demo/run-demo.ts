@@ -83,8 +83,11 @@ Config: ${configPath}
 async function runService(serviceScript: string, configPath: string, world: DemoWorld): Promise<number> {
   const child = spawn(process.execPath, [serviceScript, '--config', configPath], { stdio: 'inherit', env: { ...process.env, PORT: '', CRATEFLOW_CONFIG: '' } });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  // Should the launcher itself fail, the service it started must not live on without its fakes.
+  const stopOnExit = () => child.kill('SIGTERM');
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
+  process.on('exit', stopOnExit);
   const code = await new Promise<number>((done) => {
     child.once('exit', (status, signal) => done(status ?? (signal ? 1 : 0)));
     child.once('error', (err) => {
@@ -94,6 +97,7 @@ async function runService(serviceScript: string, configPath: string, world: Demo
   });
   process.off('SIGINT', forward);
   process.off('SIGTERM', forward);
+  process.off('exit', stopOnExit);
   await world.close();
   return code;
 }

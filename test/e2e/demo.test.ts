@@ -36,14 +36,16 @@ describe('npm run demo', { timeout: 300_000 }, () => {
     const dir = await mkdtemp(join(tmpdir(), 'crateflow-demo-'));
     const port = await freePort();
     const child = spawn(process.execPath, ['demo/start-demo.mjs', 'demo', '--dir', dir, '--port', String(port)], {
-      cwd: REPO_ROOT, stdio: 'pipe', env: { ...process.env, PORT: '', CRATEFLOW_CONFIG: '' },
+      // Its own process group: the launcher runs the service as a child that shares its output pipe, so a failed
+      // assertion must stop both, or the orphaned service holds the pipe open and this file never ends.
+      cwd: REPO_ROOT, detached: true, stdio: 'pipe', env: { ...process.env, PORT: '', CRATEFLOW_CONFIG: '' },
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = once(child, 'exit');
     t.after(async () => {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.pid !== undefined) killGroup(child.pid);
       await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     });
     const base = `http://127.0.0.1:${port}`;
@@ -83,7 +85,7 @@ describe('npm run demo', { timeout: 300_000 }, () => {
     const previews = await api<{ tracks: { preview_url?: string }[] }>(base, 'GET', `/api/v1/previews?mbid=${album.mbid}`);
     assert.equal(previews.status, 200, JSON.stringify(previews.body));
     const preview = previews.body.tracks.find((track) => track.preview_url)?.preview_url;
-    assert.ok(preview, 'a track with a preview');
+    assert.ok(preview, `a track with a preview: ${JSON.stringify(previews.body).slice(0, 1500)}`);
     assert.equal((await fetch(preview)).status, 200, 'the preview plays from the fake CDN');
 
     const approved = await api(base, 'POST', `/api/v1/queue/${album.id}/approve`);
@@ -103,3 +105,12 @@ describe('npm run demo', { timeout: 300_000 }, () => {
     assert.equal(code, 0, output);
   });
 });
+
+function killGroup(group: number): void {
+  try {
+    process.kill(-group, 'SIGKILL');
+  } catch (err: unknown) {
+    // ESRCH: the demo and its service have both exited already.
+    if (!(err instanceof Error && 'code' in err && err.code === 'ESRCH')) throw err;
+  }
+}

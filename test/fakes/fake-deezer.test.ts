@@ -52,6 +52,18 @@ describe('fake Deezer', () => {
     assert.deepEqual(contributors.map((artist) => [artist['name'], artist['role']]), [[lead.name, 'Main'], [guest.name, 'Main']]);
   });
 
+  it('matches a phrase by its words, as a full-text search does: punctuation and quotes in a title do not hide it', async (t) => {
+    const fake = await start(t, { quota: false });
+    const quoted = fake.albums.find((album) => album.title.includes('"'));
+    assert.ok(quoted, 'the catalogue has a title with quotes');
+    // What a client sends for `Songs: "Broken"` once it takes the quotes out of the phrase (reference §7).
+    const words = quoted.title.replace(/"/g, ' ');
+    const hits = items(await get(`${fake.url}/search/album?q=${encodeURIComponent(`artist:"${quoted.artist.name}" album:"${words}"`)}`));
+    assert.ok(hits.some((album) => album['id'] === quoted.id), `found ${quoted.title} by ${words}`);
+    const wrongWords = items(await get(`${fake.url}/search/album?q=${encodeURIComponent(`artist:"${quoted.artist.name}" album:"${words} Zyx"`)}`));
+    assert.equal(wrongWords.some((album) => album['id'] === quoted.id), false, 'a word the title lacks still misses it');
+  });
+
   it('numbers tracks per disc with track_position and disk_number in /album/{id}/tracks', async (t) => {
     const fake = await start(t, { quota: false });
     const twoDiscs = fake.albums.find((album) => album.tracks.some((track) => track.disk === 2));

@@ -131,16 +131,25 @@ function envelope(data: Json[], total: number, page: { index: number; limit: num
  * someone else who shares a word of the name.
  */
 function search(albums: readonly DeezerAlbum[], q: string): DeezerAlbum[] {
-  const terms = parseLuceneQuery(q);
+  const terms = parseLuceneQuery(q).map((term) => ({ ...term, text: searchTokens(term.text) })).filter((term) => term.text);
   return albums.filter((album) => terms.every((term) => {
-    const title = album.title.toLowerCase();
-    const artist = album.artist.name.toLowerCase();
+    const title = searchTokens(album.title);
+    const artist = searchTokens(album.artist.name);
     if (term.field === 'album') return title.includes(term.text);
     // An advanced artist query still returns albums that only name the artist in their title (the tribute).
     if (term.field === 'artist') return artist.includes(term.text) || title.includes(term.text) || sharesAWord(artist, term.text);
-    if (term.field === 'track') return album.tracks.some((track) => track.title.toLowerCase().includes(term.text));
-    return term.text.split(/\s+/).some((word) => title.includes(word) || artist.includes(word));
+    if (term.field === 'track') return album.tracks.some((track) => searchTokens(track.title).includes(term.text));
+    return term.text.split(' ').some((word) => title.includes(word) || artist.includes(word));
   })).sort((a, b) => b.popularity - a.popularity);
+}
+
+/**
+ * A search engine's view of a text: lower-case words, punctuation dropped. Deezer's search is a fuzzy full-text
+ * search (§3: fuzzy unless `strict=on`), so `album:"Songs Broken"` finds `Songs: "Broken"`; the fake only keeps the
+ * word order and spelling strict, which is narrower than the real one, never kinder.
+ */
+function searchTokens(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}&]+/gu, ' ').trim();
 }
 
 const SMALL_WORDS = new Set(['a', 'an', 'and', 'the', 'of', 'feat', 'ft', 'with', 'x', '&']);

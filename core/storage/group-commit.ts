@@ -1,0 +1,119 @@
+import type { Database } from 'better-sqlite3';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
+import { isStorageFailure } from './storage-failure.js';
+
+/** What a change gets besides the database: a way to act once its transaction is on disk. */
+export interface ChangeContext {
+  /** Runs `action` after the commit that holds this change is durable; never when the change is undone. */
+  afterCommit(action: () => void): void;
+}
+
+export type Change<T> = (context: ChangeContext) => T;
+
+interface Waiting {
+  change: Change<unknown>;
+  resolve(value: unknown): void;
+  reject(reason: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown; actions: (() => void)[] } | { ok: false; error: unknown };
+
+/**
+ * The unit of work: every change is synchronous SQL inside one transaction, and the changes that wait at the same
+ * moment share it (group commit), so thirty-two approvals arriving together cost one write to the WAL and one
+ * fsync, not thirty-two. Each change runs in its own savepoint: one that throws is undone alone and its caller gets
+ * its error, while the others commit. A commit the disk refuses (full, read-only, failing) undoes the whole
+ * transaction and every caller in it gets a 503, so a refused write leaves no trace. A caller's promise settles only
+ * after the commit is durable, and `afterCommit` actions (publishing events) run only then.
+ */
+export class GroupCommit {
+  private waiting: Waiting[] = [];
+  private scheduled = false;
+  private readonly begin;
+  private readonly commit;
+  private readonly rollback;
+  private readonly savepoint;
+  private readonly release;
+  private readonly rollbackToSavepoint;
+
+  constructor(private readonly db: Database, private readonly onError: (err: unknown) => void = () => undefined) {
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.savepoint = db.prepare('SAVEPOINT change');
+    this.release = db.prepare('RELEASE change');
+    this.rollbackToSavepoint = db.prepare('ROLLBACK TO change');
+  }
+
+  /** Runs `change` in the next transaction; resolves with its result once that transaction is on disk. */
+  run<T>(change: Change<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ change, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // setImmediate, not a microtask: requests whose bodies arrived in the same turn of the event loop join in.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits whatever waits now (also at shutdown, so nothing acknowledged-to-be is left behind). */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.runInTransaction(batch);
+    } catch (err: unknown) {
+      this.onError(err);
+      const refused = new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
+      for (const entry of batch) entry.reject(refused);
+      return;
+    }
+    for (const [i, entry] of batch.entries()) {
+      const outcome = outcomes[i];
+      if (outcome?.ok) {
+        for (const action of outcome.actions) runQuietly(action, this.onError);
+        entry.resolve(outcome.value);
+      } else entry.reject(outcome?.error);
+    }
+  }
+
+  private runInTransaction(batch: readonly Waiting[]): Outcome[] {
+    this.begin.run();
+    try {
+      const outcomes = batch.map((entry) => this.runOne(entry.change));
+      this.commit.run();
+      return outcomes;
+    } catch (err: unknown) {
+      if (this.db.inTransaction) this.rollback.run();
+      throw err;
+    }
+  }
+
+  private runOne(change: Change<unknown>): Outcome {
+    const actions: (() => void)[] = [];
+    this.savepoint.run();
+    try {
+      const value = change({ afterCommit: (action) => actions.push(action) });
+      this.release.run();
+      return { ok: true, value, actions };
+    } catch (error: unknown) {
+      // The disk failing under a statement is the transaction's failure, not this change's: undo them all.
+      if (isStorageFailure(error)) throw error;
+      this.rollbackToSavepoint.run();
+      this.release.run();
+      return { ok: false, error };
+    }
+  }
+}
+
+function runQuietly(action: () => void, onError: (err: unknown) => void): void {
+  try {
+    action();
+  } catch (err: unknown) {
+    onError(err);
+  }
+}

@@ -1,0 +1,95 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { DataDirLock } from './data-dir-lock.js';
+import { DamagedDatabaseError } from './damaged-database-error.js';
+import { GroupCommit, type Change } from './group-commit.js';
+import { migrate } from './schema-migrations.js';
+import { isDamagedDatabase } from './storage-failure.js';
+
+export const DATABASE_FILE = 'crateflow.db';
+
+export interface StoreOptions {
+  /** Claim the dir for this process (the service does; a backup or a test that only reads need not). */
+  exclusive?: boolean;
+  /** Told about failures nobody awaits (an afterCommit action that threw). */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The one database of the service, `crateflow.db` in `storage.dir`. WAL mode with `synchronous = FULL`: each commit
+ * writes its pages to the WAL and fsyncs it once before the commit returns, so an acknowledged change survives kill
+ * -9 and a power cut alike (NORMAL would survive kill -9 but could lose the last commits to a power cut, which the
+ * old engine never did). Group commit (GroupCommit) keeps that one fsync shared by every change waiting at the time.
+ */
+export class Store {
+  readonly commits: GroupCommit;
+
+  private constructor(readonly file: string, readonly db: Database, private readonly lock: DataDirLock | undefined, onError: (err: unknown) => void) {
+    this.commits = new GroupCommit(db, onError);
+  }
+
+  static async open(dir: string, options: StoreOptions = {}): Promise<Store> {
+    const absolute = resolve(dir);
+    await mkdir(absolute, { recursive: true });
+    const lock = options.exclusive ? await DataDirLock.acquire(absolute) : undefined;
+    const file = join(absolute, DATABASE_FILE);
+    try {
+      const db = openDatabase(file);
+      return new Store(file, db, lock, options.onError ?? (() => undefined));
+    } catch (err: unknown) {
+      await lock?.release();
+      throw err;
+    }
+  }
+
+  /** Runs `change` in the next group commit; resolves once it is on disk (see GroupCommit). */
+  change<T>(change: Change<T>): Promise<T> {
+    return this.commits.run(change);
+  }
+
+  /** An online copy of the database into `target` while the service runs (SQLite's backup API). */
+  async backup(target: string): Promise<void> {
+    await this.db.backup(target);
+  }
+
+  /** Commits what waits, folds the WAL into the database and closes it (at shutdown). */
+  async close(): Promise<void> {
+    this.commits.flush();
+    try {
+      this.db.pragma('optimize');
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      this.db.close();
+      await this.lock?.release();
+    }
+  }
+}
+
+function openDatabase(file: string): Database {
+  let db: Database | undefined;
+  try {
+    db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    // A backup run by another process holds a read lock for a moment.
+    db.pragma('busy_timeout = 5000');
+    checkIntegrity(db, file);
+    migrate(db, file);
+    return db;
+  } catch (err: unknown) {
+    db?.close();
+    if (isDamagedDatabase(err)) throw new DamagedDatabaseError(file, err instanceof Error ? err.message : String(err), { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * SQLite's quick check: every page and record well-formed (no index-to-table cross check, which would read the whole
+ * file twice). A damaged file is refused before anything reads or writes it.
+ */
+function checkIntegrity(db: Database, file: string): void {
+  const problems = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((row) => row.quick_check).filter((line) => line !== 'ok');
+  if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join('; '));
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
+import { GroupCommit } from '../../../core/storage/group-commit.js';
+import { ServiceUnavailableError } from '../../../core/errors/service-unavailable-error.js';
+
+async function database(t: TestContext): Promise<BetterSqlite3.Database> {
+  const dir = await mkdtemp(join(tmpdir(), 'crateflow-group-commit-'));
+  const db = new BetterSqlite3(join(dir, 'test.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE items (id TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))');
+  t.after(async () => {
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return db;
+}
+
+/** Counts transactions: each COMMIT bumps SQLite's data_version for other connections, so a second one reads it. */
+function commitCounter(db: BetterSqlite3.Database): () => number {
+  const observer = new BetterSqlite3(db.name);
+  const start = Number(observer.pragma('data_version', { simple: true }));
+  let seen = start;
+  let commits = 0;
+  return () => {
+    const now = Number(observer.pragma('data_version', { simple: true }));
+    if (now !== seen) commits++;
+    seen = now;
+    return commits;
+  };
+}
+
+describe('GroupCommit', () => {
+  it('commits the changes that wait at the same moment in one transaction, and resolves each with its own result', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    const counted = commitCounter(db);
+    const results = await Promise.all(Array.from({ length: 32 }, (_, i) => commits.run(() => insert.run(`item-${i}`, i).changes)));
+    assert.deepEqual(results, Array.from({ length: 32 }, () => 1));
+    assert.equal(counted(), 1, 'one commit for 32 changes');
+    assert.deepEqual(db.prepare('SELECT count(*) AS n FROM items').get(), { n: 32 });
+  });
+
+  it('undoes a change that throws alone: its caller gets its error, the others in the same transaction commit', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    const good = commits.run(() => insert.run('a', 1));
+    const bad = commits.run(() => {
+      insert.run('b', 2);
+      throw new Error('the domain refused');
+    });
+    const constraint = commits.run(() => insert.run('c', -1));
+    const alsoGood = commits.run(() => insert.run('d', 4));
+    await good;
+    await assert.rejects(bad, /the domain refused/);
+    await assert.rejects(constraint, (err: Error & { code?: string }) => err.code === 'SQLITE_CONSTRAINT_CHECK');
+    await alsoGood;
+    assert.deepEqual(db.prepare('SELECT id FROM items ORDER BY id').all(), [{ id: 'a' }, { id: 'd' }]);
+  });
+
+  it('runs afterCommit actions only after the commit, and never for a change that was undone', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    const published: string[] = [];
+    const seenAtPublish: number[] = [];
+    const reader = new BetterSqlite3(db.name, { readonly: true });
+    const count = reader.prepare('SELECT count(*) AS n FROM items');
+    const kept = commits.run(({ afterCommit }) => {
+      insert.run('kept', 1);
+      afterCommit(() => {
+        published.push('kept');
+        seenAtPublish.push((count.get() as { n: number }).n);
+      });
+      assert.deepEqual(published, [], 'not before the commit');
+    });
+    const undone = commits.run(({ afterCommit }) => {
+      afterCommit(() => published.push('undone'));
+      throw new Error('no');
+    });
+    await kept;
+    await assert.rejects(undone);
+    reader.close();
+    assert.deepEqual(published, ['kept']);
+    assert.deepEqual(seenAtPublish, [1], 'another connection already sees the row when the action runs');
+  });
+
+  it('answers every change of a transaction the disk refused with a 503, and leaves none of them behind', async (t) => {
+    const db = await database(t);
+    const errors: unknown[] = [];
+    const commits = new GroupCommit(db, (err) => errors.push(err));
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    // SQLite refuses to grow the file past max_page_count with SQLITE_FULL, as it does on a full disk.
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    db.pragma(`max_page_count = ${pages + 1}`);
+    const big = 'x'.repeat(50_000);
+    const first = commits.run(() => insert.run('small', 1));
+    const full = commits.run(() => db.prepare('INSERT INTO items (id, n) VALUES (?, 2)').run(big));
+    await assert.rejects(first, ServiceUnavailableError);
+    await assert.rejects(full, ServiceUnavailableError);
+    assert.equal(errors.length, 1);
+    assert.deepEqual(db.prepare('SELECT count(*) AS n FROM items').get(), { n: 0 });
+    db.pragma('max_page_count = 1073741823');
+    await commits.run(() => insert.run('after', 3));
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), [{ id: 'after' }], 'the next change commits once there is room');
+  });
+
+  it('flushes what waits at once when asked (shutdown), without waiting for the next turn', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const pending = commits.run(() => db.prepare("INSERT INTO items (id, n) VALUES ('x', 1)").run());
+    commits.flush();
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), [{ id: 'x' }]);
+    await pending;
+  });
+});

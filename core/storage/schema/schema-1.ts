@@ -1,0 +1,120 @@
+/**
+ * The first schema. Each record is kept whole as JSON in `record` (the shape the API answers with), beside the
+ * columns that are filtered, sorted or matched on. Only the table's own module writes a row, from the record, so
+ * the columns cannot disagree with it. `seq` (the rowid) is the order rows were inserted in.
+ *
+ * Match keys: `mbid` is the lower-case MusicBrainz id; `name_key` is the set of credited artists and the title
+ * (core/library/library-index.ts nameKeyOf), so "is this album known?" is an indexed lookup on either.
+ */
+export const SCHEMA_1 = `
+CREATE TABLE queue_items (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected')),
+  source TEXT NOT NULL,
+  added_at TEXT NOT NULL,
+  score REAL,
+  year INTEGER NOT NULL,
+  name_sort TEXT NOT NULL,
+  search_text TEXT NOT NULL,
+  mbid TEXT,
+  name_key TEXT,
+  decided_seq INTEGER UNIQUE,
+  record TEXT NOT NULL,
+  CHECK ((status = 'pending') = (decided_seq IS NULL))
+) STRICT;
+CREATE INDEX queue_pending_by_added ON queue_items (added_at, id) WHERE status = 'pending';
+CREATE INDEX queue_pending_by_score ON queue_items (score, id) WHERE status = 'pending';
+CREATE INDEX queue_pending_by_name ON queue_items (name_sort, id) WHERE status = 'pending';
+CREATE INDEX queue_pending_by_year ON queue_items (year, id) WHERE status = 'pending';
+CREATE INDEX queue_pending_by_source ON queue_items (source, added_at, id) WHERE status = 'pending';
+CREATE INDEX queue_decided ON queue_items (status, decided_seq) WHERE decided_seq IS NOT NULL;
+CREATE INDEX queue_by_mbid ON queue_items (mbid) WHERE mbid IS NOT NULL;
+CREATE INDEX queue_by_name_key ON queue_items (name_key) WHERE name_key IS NOT NULL;
+
+CREATE TABLE wishlist_items (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  status TEXT NOT NULL CHECK (status IN ('wanted', 'downloading', 'downloaded', 'failed')),
+  entered_seq INTEGER UNIQUE,
+  not_before TEXT,
+  mbid TEXT,
+  name_key TEXT,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX wishlist_by_status ON wishlist_items (status, entered_seq);
+CREATE INDEX wishlist_waiting ON wishlist_items (seq) WHERE entered_seq IS NULL;
+CREATE INDEX wishlist_by_mbid ON wishlist_items (mbid) WHERE mbid IS NOT NULL;
+CREATE INDEX wishlist_by_name_key ON wishlist_items (name_key) WHERE name_key IS NOT NULL;
+
+CREATE TABLE downloads (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  wishlist_id TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'searching', 'downloading', 'completed', 'failed')),
+  archived_seq INTEGER UNIQUE,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX downloads_by_wishlist_item ON downloads (wishlist_id);
+CREATE INDEX downloads_by_state ON downloads (state, seq);
+CREATE INDEX downloads_archived ON downloads (archived_seq) WHERE archived_seq IS NOT NULL;
+
+CREATE TABLE jobs (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  source TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX jobs_by_kind ON jobs (kind, source, seq);
+CREATE INDEX jobs_by_status ON jobs (status, seq);
+
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  record TEXT NOT NULL
+) STRICT;
+-- The transactional outbox: a row per event and sink that has not taken it yet.
+CREATE TABLE event_deliveries (
+  sink TEXT NOT NULL,
+  event_seq INTEGER NOT NULL REFERENCES events (seq) ON DELETE CASCADE,
+  PRIMARY KEY (sink, event_seq)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX event_deliveries_by_event ON event_deliveries (event_seq);
+
+CREATE TABLE library_albums (
+  position INTEGER PRIMARY KEY,
+  artist_key TEXT NOT NULL,
+  search_text TEXT NOT NULL,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX library_by_artist ON library_albums (artist_key);
+CREATE TABLE library_keys (
+  key TEXT NOT NULL,
+  position INTEGER NOT NULL REFERENCES library_albums (position) ON DELETE CASCADE,
+  PRIMARY KEY (key, position)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX library_keys_by_position ON library_keys (position);
+CREATE TABLE library_state (
+  only INTEGER PRIMARY KEY CHECK (only = 1),
+  synced_at TEXT,
+  count INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE source_state (
+  name TEXT PRIMARY KEY,
+  record TEXT NOT NULL
+) STRICT;
+
+-- The sdk's plugin storage: keys in insertion order per plugin (an update keeps its place).
+CREATE TABLE plugin_entries (
+  plugin TEXT NOT NULL,
+  key TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (plugin, key)
+) STRICT;
+CREATE UNIQUE INDEX plugin_entries_in_order ON plugin_entries (plugin, seq);
+`;

@@ -104,7 +104,8 @@ export function matchKeysOf(album: AlbumIdentity & { artists?: readonly string[]
   return { mbids: mbidsOf(album), names: [...names] };
 }
 
-function mbidsOf(item: AlbumIdentity): string[] {
+/** An album's MusicBrainz keys, lower case: its release mbid, then its release group's (the order they are tried in). */
+export function mbidsOf(item: AlbumIdentity): string[] {
   const ids: string[] = [];
   if (item.mbid) ids.push(item.mbid.toLowerCase());
   if (item.release_group_mbid) ids.push(item.release_group_mbid.toLowerCase());

@@ -31,5 +31,14 @@ if [ "$actual" != "v${version}" ]; then
   echo "with-node: ${bin}/node is ${actual}, expected v${version}" >&2
   exit 1
 fi
+# Native addons (better-sqlite3) are compiled for one Node ABI: first the build of the Node on PATH now goes into
+# the cache (nothing to compile), then the one for VERSION is put in place (compiled once per version and cached),
+# and after COMMAND the first is put back, so a later command on this machine's Node loads it (.ci/native-addons.mjs).
+here="$(cd "$(dirname "$0")" && pwd)"
+node "${here}/native-addons.mjs"
+PATH="${bin}:${PATH}" node "${here}/native-addons.mjs"
 echo "with-node: running '$*' on Node ${actual} (${bin}/node)" >&2
-PATH="${bin}:${PATH}" exec "$@"
+status=0
+PATH="${bin}:${PATH}" "$@" || status=$?
+node "${here}/native-addons.mjs"
+exit "$status"

@@ -1,9 +1,7 @@
 import type { Clock, DomainEvent, EventType, Logger } from '@crateflow/sdk';
-import type { JsonDocument } from '../storage/json-document.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
-import type { EventJournal } from './event-journal.js';
-import { byCodeUnits } from '../sorting/code-unit-order.js';
+import type { EventLogTable } from './event-log-table.js';
 
 type EventData = DomainEvent['data'];
 type Listener = (event: DomainEvent) => void;
@@ -26,7 +24,7 @@ export class EventBus {
   private stopped = false;
 
   constructor(
-    private readonly doc: Pick<JsonDocument<{ journal: EventJournal }>, 'data' | 'commit' | 'touch'>,
+    private readonly table: EventLogTable,
     private readonly plugins: LoadedPlugins,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -34,14 +32,11 @@ export class EventBus {
     private readonly sinkTimeoutMs: number,
   ) {}
 
-  /** Adds an event to the journal. Call inside a store mutation, before its commit. */
+  /** Adds an event to the outbox, for the sinks that take its type. Call inside a change (see UnitOfWork). */
   record(type: EventType, data: EventData): DomainEvent {
     const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
     const sinks = this.plugins.sinks.filter((sink) => this.wants(sink, type)).map((sink) => sink.name);
-    if (sinks.length > 0) {
-      this.doc.data.journal[event.id] = { event, pending: sinks };
-      this.doc.touch('journal', event.id);
-    }
+    this.table.record(event, sinks);
     return event;
   }
 
@@ -65,17 +60,16 @@ export class EventBus {
           this.log.error({ err, event: event.type }, 'event listener failed; other listeners still run');
         }
       }
-      const entry = this.doc.data.journal[event.id];
-      for (const sink of entry?.pending ?? []) this.enqueue(sink, event.id);
+      for (const sink of this.plugins.sinks) if (this.table.isPendingFor(sink.name, event.id)) this.enqueue(sink.name, event.id);
     }
     this.pump();
   }
 
   /** Re-sends everything left in the journal (after a restart). */
   resume(): void {
-    const entries = Object.values(this.doc.data.journal).sort((a, b) => byCodeUnits(a.event.timestamp, b.event.timestamp));
-    for (const entry of entries) for (const sink of entry.pending) this.enqueue(sink, entry.event.id);
-    if (entries.length > 0) this.log.info({ events: entries.length }, 'resuming undelivered events');
+    const entries = this.table.undelivered();
+    for (const { sink, event } of entries) this.enqueue(sink, event.id);
+    if (entries.length > 0) this.log.info({ deliveries: entries.length }, 'resuming undelivered events');
     this.pump();
   }
 
@@ -92,7 +86,7 @@ export class EventBus {
 
   /** Events not yet taken by every sink. */
   get pendingCount(): number {
-    return Object.keys(this.doc.data.journal).length;
+    return this.table.undeliveredCount();
   }
 
   private enqueue(sink: string, eventId: string): void {
@@ -114,10 +108,10 @@ export class EventBus {
   }
 
   private deliver(sink: LoadedPluginOf<'event-sink'>, eventId: string): void {
-    const entry = this.doc.data.journal[eventId];
-    if (!entry || !entry.pending.includes(sink.name)) return;
+    const event = this.table.isPendingFor(sink.name, eventId) ? this.table.get(eventId) : undefined;
+    if (!event) return;
     this.inFlight.set(sink.name, (this.inFlight.get(sink.name) ?? 0) + 1);
-    guardPluginCall(sink.name, 'deliver', this.sinkTimeoutMs, () => sink.instance.deliver(entry.event))
+    guardPluginCall(sink.name, 'deliver', this.sinkTimeoutMs, () => sink.instance.deliver(event))
       .then(() => {
         this.failures.delete(sink.name);
         this.plugins.noteSuccess(sink, new Date(this.clock.now()));
@@ -134,13 +128,8 @@ export class EventBus {
   }
 
   private acknowledge(sink: string, eventId: string): void {
-    const entry = this.doc.data.journal[eventId];
-    if (!entry) return;
-    entry.pending = entry.pending.filter((name) => name !== sink);
-    if (entry.pending.length === 0) delete this.doc.data.journal[eventId];
-    this.doc.touch('journal', eventId);
     // Losing this write only means the sink sees the event again after a crash, which sinks tolerate.
-    this.doc.commit().catch((err: unknown) => this.log.warn({ err }, 'could not record an event as delivered; it may be sent again after a restart'));
+    this.table.acknowledge(sink, eventId).catch((err: unknown) => this.log.warn({ err }, 'could not record an event as delivered; it may be sent again after a restart'));
   }
 
   private backOff(sink: string, eventId: string, err: unknown): void {

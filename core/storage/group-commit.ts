@@ -29,6 +29,7 @@ type Outcome = { ok: true; value: unknown; actions: (() => void)[] } | { ok: fal
 export class GroupCommit {
   private waiting: Waiting[] = [];
   private scheduled = false;
+  private lazyTimer: NodeJS.Timeout | undefined;
   private readonly begin;
   private readonly commit;
   private readonly rollback;
@@ -57,9 +58,26 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Runs `change` with the next transaction that someone waits for, or within `maxDelayMs` when nobody does: for
+   * writes whose loss in a crash costs only a repeat (a sink's acknowledgement), so they add no fsync of their own.
+   */
+  runLazily<T>(change: Change<T>, maxDelayMs: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ change, resolve: resolve as (value: unknown) => void, reject });
+      if (this.scheduled || this.lazyTimer) return;
+      this.lazyTimer = setTimeout(() => {
+        this.lazyTimer = undefined;
+        if (!this.scheduled) this.flush();
+      }, maxDelayMs);
+    });
+  }
+
   /** Commits whatever waits now (also at shutdown, so nothing acknowledged-to-be is left behind). */
   flush(): void {
     this.scheduled = false;
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
     const batch = this.waiting;
     this.waiting = [];
     if (batch.length === 0) return;

@@ -5,7 +5,7 @@ import { DataDirLock } from './data-dir-lock.js';
 import { DamagedDatabaseError } from './damaged-database-error.js';
 import { GroupCommit, type Change } from './group-commit.js';
 import { migrate } from './schema-migrations.js';
-import { isDamagedDatabase } from './storage-failure.js';
+import { isDamagedDatabase, isStorageFailure } from './storage-failure.js';
 
 export const DATABASE_FILE = 'crateflow.db';
 
@@ -48,6 +48,11 @@ export class Store {
     return this.commits.run(change);
   }
 
+  /** Runs `change` with the next commit, at the latest after `maxDelayMs` (see GroupCommit.runLazily). */
+  changeLazily<T>(change: Change<T>, maxDelayMs: number): Promise<T> {
+    return this.commits.runLazily(change, maxDelayMs);
+  }
+
   /** An online copy of the database into `target` while the service runs (SQLite's backup API). */
   async backup(target: string): Promise<void> {
     await this.db.backup(target);
@@ -59,6 +64,9 @@ export class Store {
     try {
       this.db.pragma('optimize');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err: unknown) {
+      // On a full disk the checkpoint cannot write: every commit is in the WAL, which the next open replays.
+      if (!isStorageFailure(err)) throw err;
     } finally {
       this.db.close();
       await this.lock?.release();

@@ -32,6 +32,24 @@ CREATE INDEX queue_decided ON queue_items (status, decided_seq) WHERE decided_se
 CREATE INDEX queue_by_mbid ON queue_items (mbid) WHERE mbid IS NOT NULL;
 CREATE INDEX queue_by_name_key ON queue_items (name_key) WHERE name_key IS NOT NULL;
 
+-- Counts kept by the database itself, so a page's total costs one lookup at a million items.
+CREATE TABLE queue_counts (
+  status TEXT NOT NULL,
+  source TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (status, source)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER queue_counted AFTER INSERT ON queue_items BEGIN
+  INSERT INTO queue_counts (status, source, n) VALUES (NEW.status, NEW.source, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER queue_uncounted AFTER DELETE ON queue_items BEGIN
+  UPDATE queue_counts SET n = n - 1 WHERE status = OLD.status AND source = OLD.source;
+END;
+CREATE TRIGGER queue_recounted AFTER UPDATE OF status, source ON queue_items BEGIN
+  UPDATE queue_counts SET n = n - 1 WHERE status = OLD.status AND source = OLD.source;
+  INSERT INTO queue_counts (status, source, n) VALUES (NEW.status, NEW.source, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
 CREATE TABLE wishlist_items (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -47,6 +65,23 @@ CREATE INDEX wishlist_waiting ON wishlist_items (seq) WHERE entered_seq IS NULL;
 CREATE INDEX wishlist_by_mbid ON wishlist_items (mbid) WHERE mbid IS NOT NULL;
 CREATE INDEX wishlist_by_name_key ON wishlist_items (name_key) WHERE name_key IS NOT NULL;
 
+CREATE TABLE wishlist_counts (
+  status TEXT NOT NULL,
+  waiting INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (status, waiting)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER wishlist_counted AFTER INSERT ON wishlist_items BEGIN
+  INSERT INTO wishlist_counts (status, waiting, n) VALUES (NEW.status, NEW.entered_seq IS NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER wishlist_uncounted AFTER DELETE ON wishlist_items BEGIN
+  UPDATE wishlist_counts SET n = n - 1 WHERE status = OLD.status AND waiting = (OLD.entered_seq IS NULL);
+END;
+CREATE TRIGGER wishlist_recounted AFTER UPDATE OF status, entered_seq ON wishlist_items BEGIN
+  UPDATE wishlist_counts SET n = n - 1 WHERE status = OLD.status AND waiting = (OLD.entered_seq IS NULL);
+  INSERT INTO wishlist_counts (status, waiting, n) VALUES (NEW.status, NEW.entered_seq IS NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+
 CREATE TABLE downloads (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -58,6 +93,23 @@ CREATE TABLE downloads (
 CREATE INDEX downloads_by_wishlist_item ON downloads (wishlist_id);
 CREATE INDEX downloads_by_state ON downloads (state, seq);
 CREATE INDEX downloads_archived ON downloads (archived_seq) WHERE archived_seq IS NOT NULL;
+
+CREATE TABLE download_counts (
+  state TEXT NOT NULL,
+  archived INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (state, archived)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER download_counted AFTER INSERT ON downloads BEGIN
+  INSERT INTO download_counts (state, archived, n) VALUES (NEW.state, NEW.archived_seq IS NOT NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER download_uncounted AFTER DELETE ON downloads BEGIN
+  UPDATE download_counts SET n = n - 1 WHERE state = OLD.state AND archived = (OLD.archived_seq IS NOT NULL);
+END;
+CREATE TRIGGER download_recounted AFTER UPDATE OF state, archived_seq ON downloads BEGIN
+  UPDATE download_counts SET n = n - 1 WHERE state = OLD.state AND archived = (OLD.archived_seq IS NOT NULL);
+  INSERT INTO download_counts (state, archived, n) VALUES (NEW.state, NEW.archived_seq IS NOT NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 
 CREATE TABLE jobs (
   seq INTEGER PRIMARY KEY,
@@ -91,9 +143,11 @@ CREATE TABLE library_albums (
   record TEXT NOT NULL
 ) STRICT;
 CREATE INDEX library_by_artist ON library_albums (artist_key);
+-- No foreign key: only the library table writes these, always whole, and the key check made clearing 300,000 keys
+-- take seconds instead of a hundred milliseconds.
 CREATE TABLE library_keys (
   key TEXT NOT NULL,
-  position INTEGER NOT NULL REFERENCES library_albums (position) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
   PRIMARY KEY (key, position)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX library_keys_by_position ON library_keys (position);

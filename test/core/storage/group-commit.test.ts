@@ -119,3 +119,26 @@ describe('GroupCommit', () => {
     await pending;
   });
 });
+
+describe('GroupCommit.runLazily', () => {
+  it('joins the next commit someone waits for, adding no transaction of its own', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    const counted = commitCounter(db);
+    const lazy = commits.run(() => insert.run('urgent', 1));
+    const late = commits.runLazily(() => insert.run('lazy', 2), 60_000);
+    await Promise.all([lazy, late]);
+    assert.equal(counted(), 1);
+    assert.deepEqual(db.prepare('SELECT id FROM items ORDER BY id').all(), [{ id: 'lazy' }, { id: 'urgent' }]);
+  });
+
+  it('commits alone after its delay when nothing else comes (real time)', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const startedAt = Date.now();
+    await commits.runLazily(() => db.prepare("INSERT INTO items (id, n) VALUES ('alone', 1)").run(), 50);
+    assert.ok(Date.now() - startedAt >= 45, 'not before its delay');
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), [{ id: 'alone' }]);
+  });
+});

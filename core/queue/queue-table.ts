@@ -1,0 +1,178 @@
+import { normalizeName } from '@crateflow/sdk';
+import type { Store } from '../storage/store.js';
+import { nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { foldForSorting } from '../sorting/fold-for-sorting.js';
+import { prefixPattern } from '../storage/like-pattern.js';
+import type { QueueItem, QueueStatus } from './queue-item.schema.js';
+
+export type DecidedStatus = Exclude<QueueStatus, 'pending'>;
+export type PendingSort = 'added_at' | 'score' | 'artist' | 'year';
+export type SortOrder = 'asc' | 'desc';
+
+export interface PendingFilter {
+  sort: PendingSort;
+  order: SortOrder;
+  source?: string;
+  q?: string;
+  /** Leave out albums the person has or wants already (in the library, or on the wishlist). */
+  hide_owned?: boolean;
+}
+
+/** A queue item an album matched, with its status. */
+export interface QueueMatch {
+  id: string;
+  status: QueueStatus;
+}
+
+const SORT_COLUMN: Record<PendingSort, string> = { added_at: 'added_at', score: 'score', artist: 'name_sort', year: 'year' };
+
+// An item is owned when the library holds one of its keys, or a wishlist item wants it (by mbid, else by name).
+const OWNED = `(EXISTS (SELECT 1 FROM library_keys WHERE key = q.mbid)
+  OR EXISTS (SELECT 1 FROM library_keys WHERE key = q.name_key)
+  OR EXISTS (SELECT 1 FROM wishlist_items w WHERE w.mbid = q.mbid)
+  OR EXISTS (SELECT 1 FROM wishlist_items w WHERE w.name_key = q.name_key))`;
+
+/**
+ * The queue in the database: pending items and decided ones in one table (`queue_items`), decided ones numbered
+ * in the order they were decided. The only module that writes its rows, so the columns always agree with the
+ * record: every write goes through `rowOf`.
+ */
+export class QueueTable {
+  private readonly statements;
+
+  constructor(private readonly store: Store) {
+    const db = store.db;
+    this.statements = {
+      insert: db.prepare(`INSERT INTO queue_items (id, status, source, added_at, score, year, name_sort, search_text, mbid, name_key, decided_seq, record)
+        VALUES (@id, @status, @source, @added_at, @score, @year, @name_sort, @search_text, @mbid, @name_key, @decided_seq, @record)`),
+      update: db.prepare(`UPDATE queue_items SET status = @status, source = @source, added_at = @added_at, score = @score, year = @year,
+        name_sort = @name_sort, search_text = @search_text, mbid = @mbid, name_key = @name_key, decided_seq = @decided_seq, record = @record WHERE id = @id`),
+      get: db.prepare('SELECT record FROM queue_items WHERE id = ?').pluck(),
+      statusOf: db.prepare('SELECT status FROM queue_items WHERE id = ?').pluck(),
+      nextDecision: db.prepare('SELECT coalesce(max(decided_seq), 0) + 1 FROM queue_items').pluck(),
+      count: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ?').pluck(),
+      countOfSource: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ? AND source = ?').pluck(),
+      sources: db.prepare("SELECT source AS name, n AS pending FROM queue_counts WHERE status = 'pending' AND n > 0"),
+      decidedPage: db.prepare('SELECT record FROM queue_items WHERE status = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT ? OFFSET ?').pluck(),
+      pendingByMbid: db.prepare("SELECT id FROM queue_items WHERE mbid = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
+      pendingByName: db.prepare("SELECT id FROM queue_items WHERE name_key = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
+      decidedByMbid: db.prepare('SELECT id, status FROM queue_items WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
+      decidedByName: db.prepare('SELECT id, status FROM queue_items WHERE name_key = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
+      pendingIdsOldestFirst: db.prepare("SELECT id FROM queue_items WHERE status = 'pending' ORDER BY added_at, id").pluck(),
+    };
+  }
+
+  /** Adds a new pending item (inside a change). */
+  insert(item: QueueItem): void {
+    this.statements.insert.run(rowOf(item, null));
+  }
+
+  /** Rewrites a pending item's record (inside a change): fields filled in later. */
+  replacePending(item: QueueItem): void {
+    this.statements.update.run(rowOf(item, null));
+  }
+
+  /** Records a decision (inside a change): the item is numbered after every earlier decision. */
+  decide(item: QueueItem & { status: DecidedStatus }): void {
+    this.statements.update.run(rowOf(item, Number(this.statements.nextDecision.get())));
+  }
+
+  /** Makes a decided item pending again (inside a change). */
+  restore(item: QueueItem & { status: 'pending' }): void {
+    this.statements.update.run(rowOf(item, null));
+  }
+
+  get(id: string): QueueItem | undefined {
+    const record = this.statements.get.get(id) as string | undefined;
+    return record === undefined ? undefined : (JSON.parse(record) as QueueItem);
+  }
+
+  statusOf(id: string): QueueStatus | undefined {
+    return this.statements.statusOf.get(id) as QueueStatus | undefined;
+  }
+
+  count(status: QueueStatus, source?: string): number {
+    return Number(source === undefined ? this.statements.count.get(status) : this.statements.countOfSource.get(status, source));
+  }
+
+  /** The sources of pending items, most items first, then by name. */
+  pendingSources(): { name: string; pending: number }[] {
+    const rows = this.statements.sources.all() as { name: string; pending: number }[];
+    return rows.sort((a, b) => b.pending - a.pending || a.name.localeCompare(b.name));
+  }
+
+  /** Decided items of `status`, the latest decision first. */
+  decidedPage(status: DecidedStatus, offset: number, limit: number): { items: QueueItem[]; total: number } {
+    const records = this.statements.decidedPage.all(status, limit, offset) as string[];
+    return { items: records.map((record) => JSON.parse(record) as QueueItem), total: this.count(status) };
+  }
+
+  /** The pending item for this album, by mbid first, else by name. */
+  findPending(album: AlbumIdentity): string | undefined {
+    const mbid = album.mbid?.toLowerCase();
+    const byMbid = mbid === undefined ? undefined : (this.statements.pendingByMbid.get(mbid) as string | undefined);
+    if (byMbid !== undefined) return byMbid;
+    const name = nameKeyOf(album);
+    return name === undefined ? undefined : (this.statements.pendingByName.get(name) as string | undefined);
+  }
+
+  /** The latest decision on this album, by mbid first, else by name. */
+  findDecided(album: AlbumIdentity): QueueMatch | undefined {
+    const mbid = album.mbid?.toLowerCase();
+    const byMbid = mbid === undefined ? undefined : (this.statements.decidedByMbid.get(mbid) as QueueMatch | undefined);
+    if (byMbid !== undefined) return byMbid;
+    const name = nameKeyOf(album);
+    return name === undefined ? undefined : (this.statements.decidedByName.get(name) as QueueMatch | undefined);
+  }
+
+  /** Every pending id, oldest first (approving everything). */
+  pendingIdsOldestFirst(): string[] {
+    return this.statements.pendingIdsOldestFirst.all() as string[];
+  }
+
+  /**
+   * A page of pending items. Ties break on the id (time-ordered) in the same direction, so pages are stable. The
+   * total of an unfiltered or source-filtered view is read from the counts the database keeps.
+   */
+  pendingPage(filter: PendingFilter, offset: number, limit: number): { items: QueueItem[]; total: number } {
+    const where = ["q.status = 'pending'"];
+    const params: (string | number)[] = [];
+    if (filter.source !== undefined) {
+      where.push('q.source = ?');
+      params.push(filter.source);
+    }
+    const terms = filter.q ? normalizeName(filter.q).split(' ').filter(Boolean) : [];
+    for (const term of terms) {
+      // Word prefixes: "low" finds Low, not Slowdive.
+      where.push("q.search_text LIKE ? ESCAPE '\\'");
+      params.push(prefixPattern(term));
+    }
+    if (filter.hide_owned) where.push(`NOT ${OWNED}`);
+    const direction = filter.order === 'asc' ? 'ASC' : 'DESC';
+    const column = SORT_COLUMN[filter.sort];
+    const sql = `SELECT record FROM queue_items q WHERE ${where.join(' AND ')} ORDER BY q.${column} ${direction}, q.id ${direction} LIMIT ? OFFSET ?`;
+    const records = this.store.db.prepare(sql).pluck().all(...params, limit, offset) as string[];
+    const total = terms.length === 0 && !filter.hide_owned
+      ? this.count('pending', filter.source)
+      : Number(this.store.db.prepare(`SELECT count(*) FROM queue_items q WHERE ${where.join(' AND ')}`).pluck().get(...params));
+    return { items: records.map((record) => JSON.parse(record) as QueueItem), total };
+  }
+}
+
+function rowOf(item: QueueItem, decidedSeq: number | null): Record<string, string | number | null> {
+  return {
+    id: item.id,
+    status: item.status,
+    source: item.source,
+    added_at: item.added_at,
+    score: item.score ?? null,
+    // A missing year sorts as 0, a missing score lowest (NULL), as the queue page always showed them.
+    year: item.year ?? 0,
+    name_sort: `${foldForSorting(item.artist)}\u0000${foldForSorting(item.album ?? '')}`,
+    search_text: ` ${normalizeName([item.artist, item.album ?? '', item.title ?? '', item.source].join(' '))} `,
+    mbid: item.mbid?.toLowerCase() ?? null,
+    name_key: nameKeyOf(item) ?? null,
+    decided_seq: decidedSeq,
+    record: JSON.stringify(item),
+  };
+}

@@ -20,8 +20,9 @@ await build({
   format: 'esm',
   conditions: ['crateflow-source'],
   tsconfig: join(ROOT, 'tsconfig.json'),
-  // undici is loaded on the first outbound request by the sdk; the fakes make none.
-  external: ['undici'],
+  // undici is loaded on the first outbound request by the sdk; the fakes make none. better-sqlite3 finds its
+  // compiled addon relative to its own files, so it is loaded from node_modules (as in the service's bundle).
+  external: ['undici', 'better-sqlite3'],
   banner: { js: "import { createRequire as __demoRequire } from 'node:module'; const require = __demoRequire(import.meta.url);" },
   logLevel: 'error',
 });

@@ -40,8 +40,10 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     minifySyntax: true,
     legalComments: 'none',
     write: false,
-    // Loaded on the first outbound request (sdk http-client): left out, it costs no parse time at startup.
-    external: ['undici'],
+    // undici is loaded on the first outbound request (sdk http-client): left out, it costs no parse time at
+    // startup. better-sqlite3 must stay a package: its loader finds the compiled addon (build/Release/*.node)
+    // relative to its own files, so it is loaded at run time from node_modules, where npm ci built it.
+    external: ['undici', 'better-sqlite3'],
     plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],
   });
   const code = result.outputFiles[0]?.text;

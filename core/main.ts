@@ -16,7 +16,8 @@ import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { readVersion } from './version.js';
 
 /**
- * `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash; `--help` and
+ * `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash; `crateflow backup
+ * FILE` copies the database while the service runs; `--help` and
  * `--version` print and exit 0. A command line it cannot follow exits 2 (the usual status of a usage error) before
  * anything is read or created.
  */
@@ -37,6 +38,10 @@ async function main(argv: readonly string[]): Promise<number> {
   if (request.command === 'hash-password') {
     const { runHashPassword } = await import('./cli/hash-password.js');
     return runHashPassword(process.stdin, process.stdout, process.stderr);
+  }
+  if (request.command === 'backup') {
+    const { runBackup } = await import('./cli/backup-database.js');
+    return runBackup(request, process.env, process.stdout, process.stderr);
   }
   const location = configPathFrom(request.configPath, process.env);
   const loaded = await loadConfig(location, process.env);

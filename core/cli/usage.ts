@@ -6,6 +6,9 @@ Usage:
   crateflow [--config PATH]     start the service
   crateflow hash-password       print an scrypt hash of a password read from stdin
                                 (for ui.auth.password_hash or an API key's key_hash)
+  crateflow backup FILE [--config PATH]
+                                copy the database (storage.dir/crateflow.db) into FILE, a new file,
+                                while the service runs; then check the copy and print what it holds
   crateflow --help              show this help
   crateflow --version           print the version
 
@@ -19,5 +22,6 @@ Environment:
   PORT              overrides server.port
 
 Through npm, put the options after --: npm start -- --config /etc/crateflow/config.yaml
+                                         npm run backup -- /backups/crateflow-monday.db
 `;
 }

@@ -27,6 +27,8 @@ type Outcome = { ok: true; value: unknown; actions: (() => void)[] } | { ok: fal
  * after the commit is durable, and `afterCommit` actions (publishing events) run only then.
  */
 export class GroupCommit {
+  /** Transactions committed so far (benches and tests count commits per change with it). */
+  committed = 0;
   private waiting: Waiting[] = [];
   private scheduled = false;
   private lazyTimer: NodeJS.Timeout | undefined;
@@ -104,6 +106,7 @@ export class GroupCommit {
     try {
       const outcomes = batch.map((entry) => this.runOne(entry.change));
       this.commit.run();
+      this.committed++;
       return outcomes;
     } catch (err: unknown) {
       if (this.db.inTransaction) this.rollback.run();

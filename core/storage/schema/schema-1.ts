@@ -50,17 +50,23 @@ CREATE TRIGGER queue_recounted AFTER UPDATE OF status, source ON queue_items BEG
   INSERT INTO queue_counts (status, source, n) VALUES (NEW.status, NEW.source, 1) ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
+-- A wishlist item waits (entered_seq NULL, always wanted) until its first download; entered_seq then numbers it
+-- after every item entered before. not_before is in ms since the epoch, so "due by now" is a number comparison.
 CREATE TABLE wishlist_items (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
   status TEXT NOT NULL CHECK (status IN ('wanted', 'downloading', 'downloaded', 'failed')),
-  entered_seq INTEGER UNIQUE,
-  not_before TEXT,
+  entered_seq INTEGER,
+  not_before INTEGER,
   mbid TEXT,
   name_key TEXT,
-  record TEXT NOT NULL
+  record TEXT NOT NULL,
+  CHECK (entered_seq IS NOT NULL OR status = 'wanted')
 ) STRICT;
-CREATE INDEX wishlist_by_status ON wishlist_items (status, entered_seq);
+-- Partial indexes, not UNIQUE columns: the planner takes "x IS NULL" on a unique index for one row and would walk
+-- every waiting item for a page of one status.
+CREATE UNIQUE INDEX wishlist_entered ON wishlist_items (entered_seq) WHERE entered_seq IS NOT NULL;
+CREATE INDEX wishlist_by_status ON wishlist_items (status, entered_seq) WHERE entered_seq IS NOT NULL;
 CREATE INDEX wishlist_waiting ON wishlist_items (seq) WHERE entered_seq IS NULL;
 CREATE INDEX wishlist_by_mbid ON wishlist_items (mbid) WHERE mbid IS NOT NULL;
 CREATE INDEX wishlist_by_name_key ON wishlist_items (name_key) WHERE name_key IS NOT NULL;
@@ -82,17 +88,21 @@ CREATE TRIGGER wishlist_recounted AFTER UPDATE OF status, entered_seq ON wishlis
   INSERT INTO wishlist_counts (status, waiting, n) VALUES (NEW.status, NEW.entered_seq IS NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
+-- A download is live (archived_seq NULL) while its wishlist item is on the wishlist; a completed one is archived
+-- when the item goes, numbered after every download archived before, and listed after the live ones.
 CREATE TABLE downloads (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
   wishlist_id TEXT NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('queued', 'searching', 'downloading', 'completed', 'failed')),
-  archived_seq INTEGER UNIQUE,
+  archived_seq INTEGER,
   record TEXT NOT NULL
 ) STRICT;
-CREATE INDEX downloads_by_wishlist_item ON downloads (wishlist_id);
-CREATE INDEX downloads_by_state ON downloads (state, seq);
-CREATE INDEX downloads_archived ON downloads (archived_seq) WHERE archived_seq IS NOT NULL;
+CREATE UNIQUE INDEX downloads_archived ON downloads (archived_seq) WHERE archived_seq IS NOT NULL;
+CREATE INDEX downloads_by_wishlist_item ON downloads (wishlist_id, seq) WHERE archived_seq IS NULL;
+CREATE INDEX downloads_live ON downloads (seq) WHERE archived_seq IS NULL;
+CREATE INDEX downloads_live_by_state ON downloads (state, seq) WHERE archived_seq IS NULL;
+CREATE INDEX downloads_archived_by_state ON downloads (state, archived_seq) WHERE archived_seq IS NOT NULL;
 
 CREATE TABLE download_counts (
   state TEXT NOT NULL,
@@ -111,16 +121,45 @@ CREATE TRIGGER download_recounted AFTER UPDATE OF state, archived_seq ON downloa
   INSERT INTO download_counts (state, archived, n) VALUES (NEW.state, NEW.archived_seq IS NOT NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 
+-- Jobs are all kept. As before, each (kind, source) keeps its newest 100 finished jobs live; older ones are
+-- archived (numbered in the order they were, archived_seq) and listed after every live job, so GET /jobs pages
+-- the same as when the archive was a file.
 CREATE TABLE jobs (
   seq INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
   kind TEXT NOT NULL,
   source TEXT,
   status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
-  record TEXT NOT NULL
+  archived_seq INTEGER,
+  record TEXT NOT NULL,
+  CHECK (archived_seq IS NULL OR status <> 'running')
 ) STRICT;
-CREATE INDEX jobs_by_kind ON jobs (kind, source, seq);
-CREATE INDEX jobs_by_status ON jobs (status, seq);
+CREATE UNIQUE INDEX jobs_archived ON jobs (archived_seq) WHERE archived_seq IS NOT NULL;
+CREATE INDEX jobs_live ON jobs (seq) WHERE archived_seq IS NULL;
+CREATE INDEX jobs_live_by_kind ON jobs (kind, seq) WHERE archived_seq IS NULL;
+CREATE INDEX jobs_live_by_source ON jobs (kind, source, seq) WHERE archived_seq IS NULL;
+CREATE INDEX jobs_live_by_status ON jobs (status, seq) WHERE archived_seq IS NULL;
+CREATE INDEX jobs_archived_by_kind ON jobs (kind, archived_seq) WHERE archived_seq IS NOT NULL;
+CREATE INDEX jobs_archived_by_kind_status ON jobs (kind, status, archived_seq) WHERE archived_seq IS NOT NULL;
+CREATE INDEX jobs_archived_by_status ON jobs (status, archived_seq) WHERE archived_seq IS NOT NULL;
+
+CREATE TABLE job_counts (
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  archived INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (kind, status, archived)
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER job_counted AFTER INSERT ON jobs BEGIN
+  INSERT INTO job_counts (kind, status, archived, n) VALUES (NEW.kind, NEW.status, NEW.archived_seq IS NOT NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER job_uncounted AFTER DELETE ON jobs BEGIN
+  UPDATE job_counts SET n = n - 1 WHERE kind = OLD.kind AND status = OLD.status AND archived = (OLD.archived_seq IS NOT NULL);
+END;
+CREATE TRIGGER job_recounted AFTER UPDATE OF kind, status, archived_seq ON jobs BEGIN
+  UPDATE job_counts SET n = n - 1 WHERE kind = OLD.kind AND status = OLD.status AND archived = (OLD.archived_seq IS NOT NULL);
+  INSERT INTO job_counts (kind, status, archived, n) VALUES (NEW.kind, NEW.status, NEW.archived_seq IS NOT NULL, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 
 CREATE TABLE events (
   seq INTEGER PRIMARY KEY,

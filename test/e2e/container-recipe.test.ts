@@ -65,6 +65,21 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
     assert.ok(new Set(await listTree(join(image.root, 'config'))).has('config.yaml'), 'a default /config/config.yaml');
   });
 
+  it('carries the compiled SQLite addon, without its sources or build files, and loads it as the service user', async () => {
+    const addon = join(image.root, 'app', 'node_modules', 'better-sqlite3');
+    const files = await listTree(addon);
+    assert.ok(files.includes('build/Release/better_sqlite3.node'), 'the compiled addon is in /app');
+    for (const path of ['deps', 'src', 'build/Release/obj.target']) assert.ok(!files.includes(path), `${path} of better-sqlite3 is not in /app`);
+    // What the bundle does with it (better-sqlite3 is external): resolved from /app/node_modules, a database opened.
+    const script = "const Database = require('better-sqlite3'); const db = new Database(':memory:'); process.stdout.write(db.prepare('select sqlite_version() as v').get().v)";
+    const child = startImage({ ...image, cmd: ['node', '-e', script] }, {});
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0);
+    assert.match(stdout, /^3\.\d+\.\d+$/, 'SQLite answers its version');
+  });
+
   it('starts as an unprivileged user, answers behind a port mapping, passes its HEALTHCHECK and stops on SIGTERM with 0', async () => {
     const config = await mapConfigIntoImage(image, join(image.root, 'config', 'config.yaml'));
     await mkdir(join(image.root, 'music')); // the library folder an operator mounts

@@ -93,6 +93,12 @@ export function dockerfileArgs(text: string): Record<string, string> {
  * pointed into the stage folder, and `<user>:<user>` becomes `serviceUser`'s ids, so `mkdir -p /data && chown
  * node:node /data` does the same to the stage's tree. Any instruction outside the supported set is an error, so
  * the recipe cannot grow a step this check silently skips.
+ *
+ * Nor are the base image's system packages: a RUN that only installs Debian packages (`apt-get update`,
+ * `apt-get install … NAMES`, `rm -rf /var/lib/apt/lists/*`, joined by `&&`) is not run on this machine, which it
+ * would change; instead each package must already be here, as a command of its name on PATH (python3, make, g++
+ * for node-gyp), so that the steps after it meet the tools the image would have. Any other use of apt-get is an
+ * error.
  */
 export async function buildRecipe(options: { dockerfile: string; context: string; root: string; serviceUser: { uid: number; gid: number }; env?: NodeJS.ProcessEnv }): Promise<RuntimeImage> {
   const text = await readFile(options.dockerfile, 'utf8');
@@ -136,6 +142,11 @@ export async function buildRecipe(options: { dockerfile: string; context: string
           break;
         }
         case 'RUN': {
+          const packages = debianPackagesInstalledBy(args);
+          if (packages) {
+            await requireCommands(packages);
+            break;
+          }
           const command = serviceUserName ? mapPaths(args).replaceAll(`${serviceUserName}:${serviceUserName}`, `${options.serviceUser.uid}:${options.serviceUser.gid}`) : mapPaths(args);
           await run('sh', ['-c', command], { cwd, env: { ...process.env, ...options.env, ...image.env }, maxBuffer: 64 * 1024 * 1024 });
           break;
@@ -163,6 +174,33 @@ export async function buildRecipe(options: { dockerfile: string; context: string
   }
   if (!image) throw new Error(`${options.dockerfile} has no FROM`);
   return image;
+}
+
+/** The packages of a RUN that only installs Debian packages; undefined for a RUN that does not use apt-get. */
+function debianPackagesInstalledBy(command: string): string[] | undefined {
+  if (!/\bapt-get\b/.test(command)) return undefined;
+  const packages: string[] = [];
+  for (const step of command.split('&&').map((part) => part.trim().split(/\s+/))) {
+    const [program, verb, ...rest] = step;
+    if (program === 'apt-get' && verb === 'update' && rest.length === 0) continue;
+    if (program === 'rm' && verb === '-rf' && rest.join(' ') === '/var/lib/apt/lists/*') continue;
+    if (program === 'apt-get' && verb === 'install') {
+      packages.push(...rest.filter((word) => !word.startsWith('-')));
+      continue;
+    }
+    throw new Error(`RUN ${command}: "${step.join(' ')}" is not a step test/helpers/dockerfile-recipe.ts knows how to stand in for`);
+  }
+  if (packages.length === 0) throw new Error(`RUN ${command}: apt-get installs nothing`);
+  return packages;
+}
+
+/** Each name must be a command on this machine's PATH (what the image's apt-get install would provide). */
+async function requireCommands(names: readonly string[]): Promise<void> {
+  const missing: string[] = [];
+  for (const name of names) {
+    await run('sh', ['-c', 'command -v "$1"', 'sh', name]).catch(() => missing.push(name));
+  }
+  if (missing.length > 0) throw new Error(`the image installs ${missing.join(', ')} with apt-get; this machine lacks them (apt-get install ${missing.join(' ')})`);
 }
 
 /** Absolute folders the recipe creates or mounts (`/src`, `/app`, `/data`…): the first segment of each. */

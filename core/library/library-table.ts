@@ -114,16 +114,26 @@ export class LibraryTable {
     // Sorted and keyed before the transaction, so the database is busy only for the inserts. The shelf order is a
     // locale collation, which SQLite has none of here: it is kept as each album's position.
     const rows = [...albums].sort(shelfOrder).map(rowOf);
+    await this.store.change(() => this.write(rows, syncedAt));
+  }
+
+  /**
+   * `replace` inside a change the caller runs (synchronous): the import of an earlier data dir writes the catalogue
+   * in the one transaction that holds everything it imports.
+   */
+  replaceInChange(albums: readonly LibraryAlbum[], syncedAt: string): void {
+    this.write([...albums].sort(shelfOrder).map(rowOf), syncedAt);
+  }
+
+  private write(rows: readonly AlbumRow[], syncedAt: string): void {
     const s = this.statements;
-    await this.store.change(() => {
-      s.clearKeys.run();
-      s.clearAlbums.run();
-      for (const [position, row] of rows.entries()) {
-        s.insertAlbum.run(position, row.artistKey, row.searchText, row.record);
-        for (const key of row.keys) s.insertKey.run(key, position);
-      }
-      s.setState.run(syncedAt, rows.length);
-    });
+    s.clearKeys.run();
+    s.clearAlbums.run();
+    for (const [position, row] of rows.entries()) {
+      s.insertAlbum.run(position, row.artistKey, row.searchText, row.record);
+      for (const key of row.keys) s.insertKey.run(key, position);
+    }
+    s.setState.run(syncedAt, rows.length);
   }
 }
 

@@ -50,6 +50,16 @@ export class SqlPluginStorage implements PluginStorage {
     });
   }
 
+  /**
+   * `set` inside a change the caller runs (synchronous), for the import of an earlier data dir, which writes every
+   * plugin's entries in the one transaction that holds everything it imports.
+   */
+  setInChange(key: string, value: JsonValue): void {
+    const text: string | undefined = JSON.stringify(value);
+    if (text === undefined) throw new TypeError(`plugin "${this.plugin}" has a value without a JSON form under "${key}"`);
+    this.statements.set.run({ plugin: this.plugin, key, value: text });
+  }
+
   delete(key: string): Promise<void> {
     // Through the store even when the key looks absent: a set of it may be waiting for the same commit.
     return this.store.change(() => {

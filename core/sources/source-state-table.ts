@@ -49,6 +49,14 @@ export class SourceStateTable {
     return this.update(name, { unfinished: false });
   }
 
+  /**
+   * Stores a source's whole record inside a change the caller runs (synchronous), for the import of an earlier data
+   * dir, which writes it in the one transaction that holds everything it imports.
+   */
+  putInChange(name: string, record: SourceRecord): void {
+    this.statements.put.run(name, JSON.stringify(record));
+  }
+
   private update(name: string, change: SourceRecord): Promise<void> {
     return this.store.change(() => {
       this.statements.put.run(name, JSON.stringify({ ...this.get(name), ...change }));

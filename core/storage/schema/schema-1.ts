@@ -210,4 +210,12 @@ CREATE TABLE plugin_entries (
   PRIMARY KEY (plugin, key)
 ) STRICT;
 CREATE UNIQUE INDEX plugin_entries_in_order ON plugin_entries (plugin, seq);
+
+-- The data of an earlier version (the JSON documents and line files before this database) was imported: written in
+-- the import's own transaction, so a crash after it and before the old files moved away never imports them twice.
+CREATE TABLE pre_sqlite_import (
+  only INTEGER PRIMARY KEY CHECK (only = 1),
+  imported_at TEXT NOT NULL,
+  counts TEXT NOT NULL
+) STRICT;
 `;

@@ -42,10 +42,13 @@ import { checkNamedUpstreams } from './net/check-named-upstreams.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins, instanceNameOf, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
-import { CoreStore } from './storage/core-store.js';
-import { CORE_COLLECTIONS, CORE_SHARED_FIELDS, emptyCoreData, type CoreData } from './storage/core-data.js';
+import { DamagedDatabaseError } from './storage/damaged-database-error.js';
 import { DataDirInUseError } from './storage/data-dir-lock.js';
-import { Database } from './storage/database.js';
+import { NewerDatabaseError } from './storage/schema-migrations.js';
+import { Store } from './storage/store.js';
+import { EventLogTable } from './events/event-log-table.js';
+import { importPreSqliteData } from './pre-sqlite-import/import-pre-sqlite-data.js';
+import { PreSqliteImportError } from './pre-sqlite-import/pre-sqlite-import-error.js';
 import { readVersion } from './version.js';
 import { checkMetadataConfig, openSharedMusicBrainz } from './metadata/shared-musicbrainz.js';
 import { registerDomain, domainRoutes, startAfterListen, startDomain, stopDomain } from './register-domain.js';
@@ -109,23 +112,20 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     ...checked.problems,
   ];
   if (problems.length > 0) throw new ConfigError(source, problems);
-  const database = await Database.open(config.storage.dir, {
-    exclusive: true,
-    notice: (message, details) => log.warn(details, message),
-  }).catch((err: unknown) => {
-    if (err instanceof DataDirInUseError) throw err;
+  const store = await openStore(config.storage.dir, log).catch((err: unknown) => {
+    if (err instanceof DataDirInUseError || err instanceof DamagedDatabaseError || err instanceof NewerDatabaseError || err instanceof PreSqliteImportError) throw err;
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });
-  const paths = pathsInUse(database.dir, checked.candidates);
+  const paths = pathsInUse(store.dir, checked.candidates);
   log.info({ config: source, paths }, `folders in use: ${Object.entries(paths).map(([key, path]) => `${key} ${path}`).join(', ')}`);
   const refuseTargetAddress = OutboundAddressPolicy.from(config.webhooks_policy).refuse;
-  const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: database.dir, version, clock, log: log.child({ component: 'musicbrainz' }), addressPolicy: metadataPolicy }).catch(async (err: unknown) => {
-    await database.close();
+  const musicbrainz = await openSharedMusicBrainz(config.metadata, { dataDir: store.dir, version, clock, log: log.child({ component: 'musicbrainz' }), addressPolicy: metadataPolicy }).catch(async (err: unknown) => {
+    await store.close();
     throw err;
   });
   const plugins = await createPlugins(checked, {
-    database, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz,
+    store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz,
   }).catch(async (err: unknown) => {
     await musicbrainz.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
@@ -134,25 +134,26 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   });
   // Which sink serves /api/v1/webhooks is decided by capability, once; two that both claim it stop the start-up.
   const webhookAdmin = await chooseWebhookAdmin(plugins, config.events.sink_timeout_ms).catch(async (err: unknown) => {
-    await releasePlugins(plugins, database, log);
+    await releasePlugins(plugins, store, log);
     await musicbrainz.close();
     throw err;
   });
   if (!webhookAdmin.ok) {
-    await releasePlugins(plugins, database, log);
+    await releasePlugins(plugins, store, log);
     await musicbrainz.close();
     throw new ConfigError(source, webhookAdmin.problems);
   }
 
   const container = rootContainer.createChildContainer();
-  const coreDoc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS, sharedFields: CORE_SHARED_FIELDS });
-  const events = new EventBus(coreDoc, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
+  const eventLog = new EventLogTable(store);
+  const events = new EventBus(eventLog, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
   const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log });
   container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.ConfigDir, { useValue: options.configDir });
   container.register(Tokens.Log, { useValue: log });
   container.register(Tokens.Clock, { useValue: clock });
-  container.register(Tokens.Database, { useValue: database });
+  container.register(Tokens.Store, { useValue: store });
+  container.register(EventLogTable, { useValue: eventLog });
   container.register(Tokens.Plugins, { useValue: plugins });
   container.register(Tokens.Authenticator, { useValue: authenticator });
   container.register(Tokens.Version, { useValue: version });
@@ -161,9 +162,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.MetadataAddressPolicy, { useValue: metadataPolicy });
   container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
-  const store = await CoreStore.open(coreDoc, events, database.dir);
-  container.register(CoreStore, { useValue: store });
-  await registerDomain(container, database);
+  await registerDomain(container, store);
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
@@ -175,7 +174,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       wishlist: container.resolve(WishlistService),
       downloads: container.resolve(DownloadService),
       library: container.resolve(LibraryService),
-      store: container.resolve(CoreStore),
+      events: eventLog,
       plugins,
     }),
     ...eventStreamRoutes({
@@ -191,7 +190,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     authenticator,
     allowedHosts: new AllowedHosts(config.server.host, config.server.allowed_hosts),
     validateResponses: options.validateResponses ?? false,
-    health: healthHandler({ database, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
+    health: healthHandler({ store, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
     ui: serveUi(await uiAssets, { mediaOrigins: container.resolve(PreviewService).origins }),
   });
 
@@ -208,7 +207,6 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       await stopDomain(container);
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
-      await database.close();
       await store.close();
       await musicbrainz.close();
     })();
@@ -245,9 +243,24 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
 }
 
 /** Undoes createPlugins() and the store's opening for a start-up that stops before anything was started. */
-async function releasePlugins(plugins: LoadedPlugins, database: Database, log: Logger): Promise<void> {
+async function releasePlugins(plugins: LoadedPlugins, store: Store, log: Logger): Promise<void> {
   await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
-  await database.close();
+  await store.close();
+}
+
+/**
+ * The database, with the data of an earlier version imported into it once (its old files then move to
+ * storage.dir/pre-sqlite/), before anything else reads or writes it.
+ */
+async function openStore(dir: string, log: Logger): Promise<Store> {
+  const store = await Store.open(dir, { exclusive: true, onError: (err) => log.error({ err }, 'a store action after a commit failed') });
+  try {
+    await importPreSqliteData(store.dir, store, log.child({ component: 'import' }));
+    return store;
+  } catch (err: unknown) {
+    await store.close();
+    throw err;
+  }
 }
 
 /** Stops accepting connections, lets in-flight requests finish (up to `timeoutMs`), then drops what is left. */

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from './config/app-config.schema.js';
 import { parseDuration } from './config/parse-duration.js';
@@ -9,40 +8,47 @@ import { EventBus } from './events/event-bus.js';
 import type { RouteSpec } from './http/route.js';
 import { JobLog } from './jobs/job-log.js';
 import { JobScheduler } from './jobs/job-scheduler.js';
-import { emptyLibraryData, LibraryCatalog, type LibraryData } from './library/library-catalog.js';
+import { LibraryTable } from './library/library-table.js';
 import { LibraryService } from './library/library-service.js';
 import { libraryRoutes } from './library/library.routes.js';
-import { KnownAlbums } from './queue/known-albums.js';
+import { AlbumRegistry } from './queue/album-registry.js';
+import { QueueTable } from './queue/queue-table.js';
 import { QueueService } from './queue/queue-service.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { SourceRunner } from './sources/source-runner.js';
 import { SourceSchedule } from './sources/source-schedule.js';
-import { SourceState } from './sources/source-state.js';
+import { SourceStateTable } from './sources/source-state-table.js';
 import { sourceRoutes } from './sources/sources.routes.js';
-import { CoreStore } from './storage/core-store.js';
-import type { Database } from './storage/database.js';
-import { WishlistOrder } from './wishlist/wishlist-order.js';
+import type { Store } from './storage/store.js';
+import { UnitOfWork } from './events/unit-of-work.js';
+import { DownloadsTable } from './downloads/downloads-table.js';
+import { JobsTable } from './jobs/jobs-table.js';
+import { WishlistTable } from './wishlist/wishlist-table.js';
 import { WishlistService } from './wishlist/wishlist-service.js';
 import { wishlistRoutes } from './wishlist/wishlist.routes.js';
 import { metadataRoutes, proposalIntake, registerMetadata, startMetadata, stopMetadata } from './register-metadata.js';
 
 /** Part of the composition root: the domain services, their routes and their background work. */
-export async function registerDomain(container: DependencyContainer, database: Database): Promise<void> {
-  const libraryDoc = await database.document<LibraryData>('library', emptyLibraryData);
-  container.register(LibraryCatalog, { useValue: await LibraryCatalog.open(libraryDoc, join(database.dir, 'library-albums.jsonl')) });
-  container.register(KnownAlbums, { useValue: new KnownAlbums(container.resolve(CoreStore)) });
-  container.register(WishlistOrder, { useValue: new WishlistOrder(container.resolve(CoreStore)) });
+export async function registerDomain(container: DependencyContainer, store: Store): Promise<void> {
+  // The tables: each the one module that writes its rows; services change them inside UnitOfWork.mutate.
+  container.register(QueueTable, { useValue: new QueueTable(store) });
+  container.register(WishlistTable, { useValue: new WishlistTable(store) });
+  container.register(DownloadsTable, { useValue: new DownloadsTable(store) });
+  container.register(JobsTable, { useValue: new JobsTable(store) });
+  container.register(LibraryTable, { useValue: new LibraryTable(store) });
+  container.register(SourceStateTable, { useValue: new SourceStateTable(store) });
+  container.register(AlbumRegistry, { useValue: new AlbumRegistry(store) });
+  container.register(UnitOfWork, { useValue: new UnitOfWork(store, container.resolve(EventBus)) });
   container.registerSingleton(JobLog);
   container.registerSingleton(JobScheduler);
   container.registerSingleton(QueueService);
   container.registerSingleton(WishlistService);
   container.registerSingleton(DownloadService);
   container.registerSingleton(LibraryService);
-  container.register(SourceState, { useValue: await SourceState.open(database) });
   container.registerSingleton(SourceRunner);
   container.registerSingleton(SourceSchedule);
   await container.resolve(JobLog).failInterrupted();
-  await registerMetadata(container, database.dir);
+  await registerMetadata(container, store.dir);
 }
 
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
@@ -52,7 +58,7 @@ export function domainRoutes(container: DependencyContainer): RouteSpec[] {
     ...wishlistRoutes(container.resolve(WishlistService), downloads, proposalIntake(container)),
     ...downloadRoutes(downloads),
     ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),
-    ...sourceRoutes({ runner: container.resolve(SourceRunner), schedule: container.resolve(SourceSchedule), state: container.resolve(SourceState) }),
+    ...sourceRoutes({ runner: container.resolve(SourceRunner), schedule: container.resolve(SourceSchedule), state: container.resolve(SourceStateTable) }),
     ...metadataRoutes(container),
   ];
 }
@@ -88,5 +94,4 @@ export async function stopDomain(container: DependencyContainer): Promise<void> 
   await stopMetadata(container);
   await container.resolve(DownloadService).stop();
   await container.resolve(LibraryService).whenIdle();
-  await container.resolve(LibraryCatalog).close();
 }

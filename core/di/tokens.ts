@@ -1,8 +1,8 @@
 import type { Clock, Logger, MusicBrainz } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
-import type { Database } from '../storage/database.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
+import type { Store } from '../storage/store.js';
 import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 
 /** A typed injection token: the symbol carries the type it resolves to. */
@@ -16,7 +16,8 @@ export const Tokens = {
   ConfigDir: token<string>('ConfigDir'),
   Log: token<Logger>('Log'),
   Clock: token<Clock>('Clock'),
-  Database: token<Database>('Database'),
+  /** The database (core/storage/store.ts): tables are built on it; changes go through UnitOfWork. */
+  Store: token<Store>('Store'),
   Plugins: token<LoadedPlugins>('Plugins'),
   Authenticator: token<RequestAuthenticator>('Authenticator'),
   Version: token<string>('Version'),

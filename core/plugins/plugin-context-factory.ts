@@ -1,11 +1,11 @@
 import { createHttpClient, type Clock, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
 import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 import { configuredUrls, createUpstreamHttpClient } from '../net/upstream-http-client.js';
-import type { Database } from '../storage/database.js';
-import { DocumentPluginStorage, type PluginStorageData } from './document-plugin-storage.js';
+import type { Store } from '../storage/store.js';
+import { SqlPluginStorage } from './sql-plugin-storage.js';
 
 export interface PluginContextDeps {
-  database: Database;
+  store: Store;
   log: Logger;
   clock: Clock;
   signal: AbortSignal;
@@ -33,7 +33,6 @@ export async function createPluginContext<C>(
   deps: PluginContextDeps,
   kind?: PluginKind,
 ): Promise<{ context: PluginContext<C>; close(): Promise<void> }> {
-  const doc = await deps.database.document<PluginStorageData>(`plugin-${name}`, () => ({ entries: {} }), { collections: ['entries'] });
   const userAgent = `crateflow/${deps.version} (${name})`;
   const http = deps.metadataPolicy && kind !== undefined && METADATA_KINDS.has(kind)
     ? createUpstreamHttpClient({ userAgent, defaultTimeoutMs: 10_000, policy: deps.metadataPolicy, upstreams: configuredUrls(config) })
@@ -42,7 +41,7 @@ export async function createPluginContext<C>(
     config,
     log: deps.log.child({ plugin: name }),
     http,
-    storage: new DocumentPluginStorage(doc),
+    storage: new SqlPluginStorage(deps.store, name),
     clock: deps.clock,
     signal: deps.signal,
     newId: deps.newId,

@@ -29,6 +29,8 @@ type Outcome = { ok: true; value: unknown; actions: (() => void)[] } | { ok: fal
 export class GroupCommit {
   /** Transactions committed so far (benches and tests count commits per change with it). */
   committed = 0;
+  /** Why the last transaction failed, until one commits again (/health reports it). */
+  lastError: Error | undefined;
   private waiting: Waiting[] = [];
   private scheduled = false;
   private lazyTimer: NodeJS.Timeout | undefined;
@@ -88,6 +90,7 @@ export class GroupCommit {
       outcomes = this.runInTransaction(batch);
     } catch (err: unknown) {
       this.onError(err);
+      this.lastError = err instanceof Error ? err : new Error(String(err));
       const refused = new ServiceUnavailableError('the change could not be saved (the data dir is full or not writable); nothing was changed', { cause: err });
       for (const entry of batch) entry.reject(refused);
       return;
@@ -107,6 +110,7 @@ export class GroupCommit {
       const outcomes = batch.map((entry) => this.runOne(entry.change));
       this.commit.run();
       this.committed++;
+      this.lastError = undefined;
       return outcomes;
     } catch (err: unknown) {
       if (this.db.inTransaction) this.rollback.run();

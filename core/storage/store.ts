@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { access, constants, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { DataDirLock } from './data-dir-lock.js';
@@ -25,7 +25,9 @@ export interface StoreOptions {
 export class Store {
   readonly commits: GroupCommit;
 
-  private constructor(readonly file: string, readonly db: Database, private readonly lock: DataDirLock | undefined, onError: (err: unknown) => void) {
+  private dirChecked: { at: number; problem: string | undefined } = { at: Number.NEGATIVE_INFINITY, problem: undefined };
+
+  private constructor(readonly dir: string, readonly file: string, readonly db: Database, private readonly lock: DataDirLock | undefined, onError: (err: unknown) => void) {
     this.commits = new GroupCommit(db, onError);
   }
 
@@ -36,7 +38,7 @@ export class Store {
     const file = join(absolute, DATABASE_FILE);
     try {
       const db = openDatabase(file);
-      return new Store(file, db, lock, options.onError ?? (() => undefined));
+      return new Store(absolute, file, db, lock, options.onError ?? (() => undefined));
     } catch (err: unknown) {
       await lock?.release();
       throw err;
@@ -51,6 +53,23 @@ export class Store {
   /** Runs `change` with the next commit, at the latest after `maxDelayMs` (see GroupCommit.runLazily). */
   changeLazily<T>(change: Change<T>, maxDelayMs: number): Promise<T> {
     return this.commits.runLazily(change, maxDelayMs);
+  }
+
+  /**
+   * Why the store cannot be written right now, or undefined when it can: the last commit failed, or the data dir is
+   * not writable (checked at most once a second: /health asks on every probe).
+   */
+  async writeProblem(now = Date.now()): Promise<string | undefined> {
+    const failed = this.commits.lastError;
+    if (failed) return `last write failed: ${failed.message}`;
+    if (now - this.dirChecked.at < 1000) return this.dirChecked.problem;
+    try {
+      await access(this.dir, constants.W_OK);
+      this.dirChecked = { at: now, problem: undefined };
+    } catch (err: unknown) {
+      this.dirChecked = { at: now, problem: `data dir ${this.dir} is not writable: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    return this.dirChecked.problem;
   }
 
   /** An online copy of the database into `target` while the service runs (SQLite's backup API). */

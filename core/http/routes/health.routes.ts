@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { hideUrlsIn } from '../../logging/redact-urls.js';
 import { cachedProbe } from './cached-probe.js';
-import type { Database } from '../../storage/database.js';
+import type { Store } from '../../storage/store.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 import type { OutsideOperation } from '../openapi.js';
 import { HealthReport } from './health.schema.js';
@@ -39,12 +39,12 @@ export const healthOperation: OutsideOperation = {
   },
 };
 
-export function healthHandler(deps: { database: Database; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
+export function healthHandler(deps: { store: Pick<Store, 'writeProblem'>; plugins: LoadedPlugins; version: string; startedAt: number; now: () => number }) {
   const probe = cachedProbe(() => deps.plugins.health(PROBE_BUDGET_MS), deps.now, PROBE_MAX_AGE_MS);
   return async function health(ctx: Context): Promise<void> {
     // The same judgement as the dashboard (GET /api/v1/stats): a plugin's own health probe when it has one, else
     // its last call. Probing here makes /health right from start-up, before any poll has failed.
-    const [storeProblem, probed] = await Promise.all([deps.database.writeProblem(), probe()]);
+    const [storeProblem, probed] = await Promise.all([deps.store.writeProblem(), probe()]);
     const unhealthy = deps.plugins.all.flatMap((p) => {
       const probe = probed.get(p.name);
       const failedLast = Boolean(p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at));

@@ -2,7 +2,7 @@ import type { DownloadService } from '../../downloads/download-service.js';
 import type { LibraryService } from '../../library/library-service.js';
 import type { LoadedPlugins } from '../../plugins/plugin-host.js';
 import type { QueueService } from '../../queue/queue-service.js';
-import type { CoreStore } from '../../storage/core-store.js';
+import type { EventLogTable } from '../../events/event-log-table.js';
 import type { WishlistService } from '../../wishlist/wishlist-service.js';
 import { route, type RouteSpec } from '../route.js';
 import { RECENT_EVENTS, Stats } from './stats.schema.js';
@@ -15,7 +15,7 @@ export interface StatsDeps {
   wishlist: WishlistService;
   downloads: DownloadService;
   library: LibraryService;
-  store: CoreStore;
+  events: Pick<EventLogTable, 'recent'>;
   plugins: LoadedPlugins;
 }
 
@@ -33,7 +33,7 @@ export function statsRoutes(deps: StatsDeps): RouteSpec[] {
           wishlist: deps.wishlist.counts(),
           downloads: deps.downloads.counts(),
           last_sync: deps.library.lastSync() ?? null,
-          recent_events: Object.values(deps.store.data.recent).slice(-RECENT_EVENTS).reverse(),
+          recent_events: deps.events.recent(RECENT_EVENTS),
           plugins: deps.plugins.all.map((p) => {
             const probed = health.get(p.name);
             const failedLast = Boolean(p.status.last_error_at && (!p.status.last_ok_at || p.status.last_error_at > p.status.last_ok_at));

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readStored } from '../helpers/read-stored.js';
+import { readRecords } from '../helpers/read-stored.js';
 import { spawnService, waitForListening } from '../helpers/run-service.js';
 
 async function serviceDir(extra = ''): Promise<{ dir: string; config: string }> {
@@ -36,8 +36,7 @@ describe('the service process', () => {
     assert.equal(res.status, 201);
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
-    const stored = await readStored(join(dir, 'data'), 'crateflow');
-    assert.equal(Object.keys(stored.queue ?? {}).length, 500);
+    assert.equal(readRecords(join(dir, 'data'), 'queue_items', "status = 'pending'").length, 500);
     await assert.rejects(fetch(`http://127.0.0.1:${port}/health`), 'no longer accepting connections');
   });
 

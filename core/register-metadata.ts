@@ -6,7 +6,7 @@ import { coverRoutes } from './covers/covers.routes.js';
 import { Tokens } from './di/tokens.js';
 import { EventBus } from './events/event-bus.js';
 import type { RouteSpec } from './http/route.js';
-import { LibraryCatalog } from './library/library-catalog.js';
+import { LibraryTable } from './library/library-table.js';
 import { CandidateEnricher } from './metadata/candidate-enricher.js';
 import { CandidateResolver } from './metadata/candidate-resolver.js';
 import { parseDuration } from './config/parse-duration.js';
@@ -14,14 +14,14 @@ import { previewOriginsOf } from './previews/preview-origins-of.js';
 import { PreviewService } from './previews/preview-service.js';
 import { previewRoutes } from './previews/previews.routes.js';
 import type { LoadedPlugins } from './plugins/plugin-host.js';
-import { KnownAlbums } from './queue/known-albums.js';
 import { ReleaseGroupDetails } from './release-groups/release-group-details.js';
 import { releaseGroupRoutes } from './release-groups/release-groups.routes.js';
 import type { ProposalIntake } from './queue/proposal-intake.js';
 import { QueueService } from './queue/queue-service.js';
+import { QueueTable } from './queue/queue-table.js';
 import { ReleaseGroupSearch } from './search/release-group-search.js';
 import { searchRoutes } from './search/search.routes.js';
-import { CoreStore } from './storage/core-store.js';
+import { WishlistTable } from './wishlist/wishlist-table.js';
 
 /**
  * Part of the composition root: covers, search, lookups by mbid and background enrichment (issue #19). None of it
@@ -32,7 +32,8 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
   const log = container.resolve<Logger>(Tokens.Log);
   const clock = container.resolve<Clock>(Tokens.Clock);
   const musicbrainz = container.resolve<MusicBrainz>(Tokens.MusicBrainz);
-  const store = container.resolve(CoreStore);
+  const queueTable = container.resolve(QueueTable);
+  const wishlistTable = container.resolve(WishlistTable);
   container.register(CoverService, {
     useValue: await CoverService.open({ metadata: config.metadata, dataDir, version: container.resolve<string>(Tokens.Version), clock, log: log.child({ component: 'covers' }),
       addressPolicy: container.resolve(Tokens.MetadataAddressPolicy),
@@ -40,12 +41,12 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
   });
   container.register(CandidateResolver, { useValue: new CandidateResolver(musicbrainz, log) });
   container.register(ReleaseGroupSearch, {
-    useValue: new ReleaseGroupSearch({ musicbrainz, known: container.resolve(KnownAlbums), library: container.resolve(LibraryCatalog), store, log }),
+    useValue: new ReleaseGroupSearch({ musicbrainz, queue: queueTable, wishlist: wishlistTable, library: container.resolve(LibraryTable), log }),
   });
   const plugins = container.resolve<LoadedPlugins>(Tokens.Plugins);
   container.register(PreviewService, {
     useValue: new PreviewService(plugins.preview, {
-      plugins, origins: previewOriginsOf(plugins.preview, log), musicbrainz, known: container.resolve(KnownAlbums), store, clock,
+      plugins, origins: previewOriginsOf(plugins.preview, log), musicbrainz, queue: queueTable, wishlist: wishlistTable, clock,
       log: log.child({ component: 'previews' }), signal: container.resolve<AbortSignal>(Tokens.ShutdownSignal),
       cacheTtlMs: parseDuration(config.previews.cache_ttl), cacheMaxAlbums: config.previews.cache_max_albums,
     }),
@@ -56,8 +57,8 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
     useValue: new CandidateEnricher({
       musicbrainz,
       queue: {
-        pendingItem: (id) => store.data.queue[id],
-        pendingItems: () => Object.values(store.data.queue),
+        pendingItem: (id) => queue.pendingItem(id),
+        pendingItems: () => queue.pendingWithoutMbid(),
         completePending: (id, fields) => queue.completePending(id, fields),
       },
       clock,
@@ -85,10 +86,10 @@ export function metadataRoutes(container: DependencyContainer): RouteSpec[] {
 /** Starts enrichment: of what the queue holds now, and of every item added from now on, by the API or a source. */
 export function startMetadata(container: DependencyContainer): void {
   const enricher = container.resolve(CandidateEnricher);
-  const store = container.resolve(CoreStore);
+  const queue = container.resolve(QueueService);
   // After the commit (events are published once the change is on disk), so the item is there to read.
   container.resolve(EventBus).subscribe((event) => {
-    const item = event.type === 'queue_added' && event.data.id !== undefined ? store.data.queue[event.data.id] : undefined;
+    const item = event.type === 'queue_added' && event.data.id !== undefined ? queue.pendingItem(event.data.id) : undefined;
     if (item) enricher.enqueue([item]);
   });
   enricher.start();

@@ -5,7 +5,9 @@ import { coverUrlOf, yearOf } from './release-group-fields.js';
 
 /** What the enricher needs of the queue: the pending items, and a way to fill the fields one lacks. */
 export interface EnrichableQueue {
+  /** The item while it is pending, else undefined. */
   pendingItem(id: string): Readonly<QueueItem> | undefined;
+  /** The pending items that may need enrichment (at least every one without an mbid): the work left at start. */
   pendingItems(): Iterable<Readonly<QueueItem>>;
   completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<unknown>;
 }

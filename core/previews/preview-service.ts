@@ -8,9 +8,9 @@ import { creditOf } from '../metadata/release-group-fields.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
-import type { KnownAlbums } from '../queue/known-albums.js';
+import type { QueueTable } from '../queue/queue-table.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
-import type { CoreStore } from '../storage/core-store.js';
+import type { WishlistTable } from '../wishlist/wishlist-table.js';
 import { PreviewCache } from './preview-cache.js';
 import type { Previews, PreviewsQuery } from './previews.schema.js';
 import { PreviewsUnavailableError } from './previews-unavailable-error.js';
@@ -21,8 +21,8 @@ export interface PreviewServiceDeps {
   readonly origins: readonly string[];
   /** Names an mbid the queue and wishlist do not know. */
   readonly musicbrainz: MusicBrainz;
-  readonly known: KnownAlbums;
-  readonly store: CoreStore;
+  readonly queue: QueueTable;
+  readonly wishlist: WishlistTable;
   readonly clock: Clock;
   readonly log: Logger;
   /** Aborted at shutdown; a provider still working is told to stop. */
@@ -99,16 +99,15 @@ export class PreviewService {
       const missing = query.artist === undefined && query.album !== undefined ? 'query.artist' : query.album === undefined && query.artist !== undefined ? 'query.album' : 'query.mbid';
       throw new ValidationError([{ path: missing, message: 'name the album: mbid, or artist and album' }]);
     }
-    return (await this.localAlbum(mbid)) ?? (await this.musicBrainzAlbum(mbid));
+    return this.localAlbum(mbid) ?? (await this.musicBrainzAlbum(mbid));
   }
 
   /** The pending queue item or wishlist item with this mbid, if it has an album title. */
-  private async localAlbum(mbid: string): Promise<Album | undefined> {
-    const { known, store } = this.deps;
-    const pendingId = known.findPending({ artist: '', mbid });
-    const wantedId = known.findWanted({ artist: '', mbid });
-    const wanted = wantedId === undefined ? undefined : (store.data.wishlist[wantedId] ?? (await store.waiting.get(wantedId)));
-    const items = [pendingId === undefined ? undefined : store.data.queue[pendingId], wanted];
+  private localAlbum(mbid: string): Album | undefined {
+    const { queue, wishlist } = this.deps;
+    const pendingId = queue.findPending({ artist: '', mbid });
+    const wantedId = wishlist.findWanted({ artist: '', mbid });
+    const items = [pendingId === undefined ? undefined : queue.get(pendingId), wantedId === undefined ? undefined : wishlist.get(wantedId)];
     const item = items.find((candidate) => candidate?.mbid?.toLowerCase() === mbid && candidate.album !== undefined);
     return item?.album === undefined ? undefined : { artist: item.artist, album: item.album, mbid };
   }

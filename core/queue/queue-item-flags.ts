@@ -1,7 +1,7 @@
-import type { LibraryCatalog } from '../library/library-catalog.js';
-import type { CoreStore } from '../storage/core-store.js';
-import type { KnownAlbums } from './known-albums.js';
+import type { LibraryTable } from '../library/library-table.js';
+import type { WishlistTable } from '../wishlist/wishlist-table.js';
 import type { QueueItem } from './queue-item.schema.js';
+import type { QueueTable } from './queue-table.js';
 
 /**
  * What a person deciding on a pending item wants to know about the album besides the item itself. A flag is
@@ -15,36 +15,27 @@ export interface QueueItemFlags {
 }
 
 /**
- * The flags of pending items, read from the indexes at the time of the request (three map lookups per item), so
+ * The flags of pending items, read from the tables at the time of the request (a few indexed lookups per item), so
  * they follow library syncs, wishlist changes and decisions without being stored on the item.
  */
 export class QueueItemFlagger {
   constructor(
-    private readonly known: KnownAlbums,
-    private readonly library: LibraryCatalog,
-    private readonly store: CoreStore,
+    private readonly queue: QueueTable,
+    private readonly wishlist: WishlistTable,
+    private readonly library: LibraryTable,
   ) {}
 
   flagsOf(item: QueueItem): QueueItemFlags {
-    const decided = this.store.history.find(item);
     const flags: QueueItemFlags = {};
     if (this.library.owns(item)) flags.in_library = true;
-    if (this.known.findWanted(item) !== undefined) flags.wishlisted = true;
-    // Restored after a rejection, or another decided item for the same album was rejected.
-    if (item.rejected_before === true || (decided !== undefined && decided.id !== item.id && decided.status === 'rejected')) flags.rejected_before = true;
+    if (this.wishlist.findWanted(item) !== undefined) flags.wishlisted = true;
+    // Restored after a rejection, or the latest decision on another item of the same album was a rejection.
+    if (item.rejected_before === true || this.rejectedElsewhere(item)) flags.rejected_before = true;
     return flags;
   }
 
-  /** Whether the person has the album already, or will: in the library, or wanted on the wishlist. */
-  owned(item: QueueItem): boolean {
-    return this.library.owns(item) || this.known.findWanted(item) !== undefined;
-  }
-
-  /**
-   * Changes whenever a flag of some item may have changed: a library sync, a wishlist change, a decision. Cached
-   * pages and views that carry flags are named with it, so none outlives the indexes it was read from.
-   */
-  get stamp(): string {
-    return `${this.library.syncedAt ?? ''}:${this.library.count}:${this.known.version}:${this.store.history.bytes}`;
+  private rejectedElsewhere(item: QueueItem): boolean {
+    const decided = this.queue.findDecided(item);
+    return decided !== undefined && decided.id !== item.id && decided.status === 'rejected';
   }
 }

@@ -2,22 +2,23 @@ import { inject, injectable } from 'tsyringe';
 import type { Clock, Identity } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
+import { DownloadsTable } from '../downloads/downloads-table.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { StorageFullError } from '../errors/storage-full-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { LibraryCatalog } from '../library/library-catalog.js';
-import { CoreStore, type Emit, type MutationTools } from '../storage/core-store.js';
-import type { CoreData } from '../storage/core-data.js';
-import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { eventDataOf } from '../events/event-data-of.js';
-import { KnownAlbums } from './known-albums.js';
+import { UnitOfWork, type Emit } from '../events/unit-of-work.js';
 import { SerializedJson } from '../http/serialized-json.js';
-import { PendingView, viewKey, type PendingFilter } from './pending-view.js';
+import { LibraryTable } from '../library/library-table.js';
+import type { Store } from '../storage/store.js';
+import { WishlistTable } from '../wishlist/wishlist-table.js';
+import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
+import { AlbumRegistry } from './album-registry.js';
 import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
-import { SerializedPageCache } from './serialized-page-cache.js';
 import { QueueItemFlagger } from './queue-item-flags.js';
-import type { DecidedStatus } from './decided-history.js';
+import { QueueTable, type DecidedStatus, type PendingFilter } from './queue-table.js';
+import { SerializedPageCache } from './serialized-page-cache.js';
 
 export interface Selection {
   ids?: string[];
@@ -48,41 +49,40 @@ export interface Page {
 }
 
 /**
- * The pending queue: candidates come in (de-duplicated against the queue, its decided history, the wishlist and
- * the library), and a person approves them onto the wishlist or rejects them. Decided items move to the decided
- * history on disk; a rejected one can be restored. Every change is committed before its event fires.
+ * The pending queue: candidates come in (de-duplicated against the queue, its decided items, the wishlist and the
+ * library), and a person approves them onto the wishlist or rejects them. Decided items stay in the queue table,
+ * numbered in the order they were decided; a rejected one can be restored. Every change is committed before its
+ * event fires.
  */
 @injectable()
 export class QueueService {
-  private readonly pending: PendingView;
   private readonly pages = new SerializedPageCache();
   private readonly flagger: QueueItemFlagger;
-  private sourcesOf: { generation: number; sources: PendingSource[] } | undefined;
 
   constructor(
-    @inject(CoreStore) private readonly store: CoreStore,
-    @inject(KnownAlbums) private readonly known: KnownAlbums,
-    @inject(LibraryCatalog) private readonly library: LibraryCatalog,
+    @inject(Tokens.Store) private readonly store: Store,
+    @inject(UnitOfWork) private readonly unitOfWork: UnitOfWork,
+    @inject(QueueTable) private readonly queue: QueueTable,
+    @inject(WishlistTable) private readonly wishlist: WishlistTable,
+    @inject(DownloadsTable) private readonly downloads: DownloadsTable,
+    @inject(LibraryTable) private readonly library: LibraryTable,
+    @inject(AlbumRegistry) private readonly known: AlbumRegistry,
     @inject(Tokens.Config) private readonly config: AppConfig,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.NewId) private readonly newId: () => string,
   ) {
-    this.flagger = new QueueItemFlagger(known, library, store);
-    this.pending = new PendingView(() => Object.values(this.store.data.queue), this.flagger);
-    store.onRollback(() => this.pending.invalidate());
+    this.flagger = new QueueItemFlagger(queue, wishlist, library);
   }
 
-  async add(candidates: readonly Candidate[]): Promise<AddResult> {
+  add(candidates: readonly Candidate[]): Promise<AddResult> {
     this.checkRoom(candidates.length);
-    // The library is read before the mutation (its albums are on disk); a sync in between changes only which
-    // candidates count as owned, as a sync a moment later would.
-    const owned = await Promise.all(candidates.map((candidate) => this.library.find(candidate)));
-    const result = await this.store.mutate((data, emit) => {
+    return this.unitOfWork.mutate((emit) => {
       const added: QueueItem[] = [];
       const skipped: AddResult['skipped'] = [];
       const now = this.timestamp();
       candidates.forEach((candidate, index) => {
-        const duplicateOf = this.duplicateOf(candidate, owned[index]);
+        // Asked inside the transaction: a candidate added earlier in the same batch is known by then.
+        const duplicateOf = this.duplicateOf(candidate);
         if (duplicateOf) {
           skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: duplicateOf });
           return;
@@ -95,112 +95,96 @@ export class QueueService {
           status: 'pending',
           added_at: now,
         };
-        data.queue[item.id] = item;
-        this.known.addPending(item);
+        this.queue.insert(item);
         added.push(item);
         emit('queue_added', { ...eventDataOf(item), id: item.id });
       });
       return { items: added, duplicates: skipped.length, skipped };
     });
-    if (result.items.length > 0) this.pending.invalidate();
-    return result;
   }
 
-  /** The same page as `listPending`, serialised once per change of the queue: pollers ask for it over and over. */
+  /**
+   * The same page as `listPending`, serialised once per committed change: pollers ask for it over and over. Any
+   * commit starts afresh (not only the queue's), since the pages carry flags read from the library and the wishlist.
+   */
   pendingPage(filter: PendingFilter & { limit: number; offset: number }): SerializedJson {
-    const key = `${viewKey(filter)}|${filter.offset}|${filter.limit}`;
-    // Pages carry flags read from the library, wishlist and history indexes: a change of any of them is a new generation.
-    return this.pages.page(`${this.pending.generation}|${this.flagger.stamp}`, key, () => this.listPending(filter));
+    const key = `${filter.sort}|${filter.order}|${filter.source ?? ''}|${filter.q ?? ''}|${filter.hide_owned ? 'mine-hidden' : ''}|${filter.offset}|${filter.limit}`;
+    return this.pages.page(this.store.commits.committed, key, () => this.listPending(filter));
   }
 
   /** The sources of pending items, most items first: the queue page's source filter offers them. */
   pendingSources(): PendingSource[] {
-    const generation = this.pending.generation;
-    if (this.sourcesOf?.generation === generation) return this.sourcesOf.sources;
-    const counts = new Map<string, number>();
-    for (const item of this.pending.list({ sort: 'added_at', order: 'desc' })) counts.set(item.source, (counts.get(item.source) ?? 0) + 1);
-    const sources = [...counts].map(([name, pending]) => ({ name, pending })).sort((a, b) => b.pending - a.pending || a.name.localeCompare(b.name));
-    this.sourcesOf = { generation, sources };
-    return sources;
+    return this.queue.pendingSources();
   }
 
-  /** Items with `status`: pending ones newest first, decided ones newest decision first (read from disk). */
-  async list(status: QueueStatus, limit: number, offset: number): Promise<Page> {
+  /** Items with `status`: pending ones newest first, decided ones newest decision first. */
+  list(status: QueueStatus, limit: number, offset: number): Page {
     if (status === 'pending') return this.listPending({ sort: 'added_at', order: 'desc', limit, offset });
-    const { items, total } = await this.store.history.page(status, offset, limit);
+    const { items, total } = this.queue.decidedPage(status, offset, limit);
     return { items, total, limit, offset };
   }
 
   /** A queue item by id, pending or decided. */
-  async get(id: string): Promise<QueueItem> {
-    const item = this.store.data.queue[id] ?? (await this.store.history.get(id));
+  get(id: string): QueueItem {
+    const item = this.queue.get(id);
     if (!item) throw new NotFoundError('queue item', id);
     return item;
   }
 
   /** Bulk decision: items that are not pending are skipped and not counted. */
-  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
+  decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
     const ids = this.select(selection, decision);
-    const result = await this.store.mutate((data, emit, tools) => {
+    return this.unitOfWork.mutate((emit) => {
       let count = 0;
       let owned = 0;
       const wishlistIds: string[] = [];
       for (const id of ids) {
-        const item = data.queue[id];
+        const item = this.pendingItem(id);
         if (!item) continue;
-        const decided = this.apply(data, emit, tools, item, decision, identity);
+        const decided = this.apply(emit, item, decision, identity);
         if (decided.in_library) owned++;
         if (decided.wishlist_id !== undefined) wishlistIds.push(decided.wishlist_id);
         count++;
       }
       return { count, owned, wishlistIds };
     });
-    if (result.count > 0) this.pending.remove(ids);
-    return result;
   }
 
   /** Single decision: 404 for an unknown id, 409 when the item was already decided. */
-  async decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
-    const item = await this.store.mutate((data, emit, tools) => {
-      const found = data.queue[id];
+  decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
+    return this.unitOfWork.mutate((emit) => {
+      const found = this.pendingItem(id);
       if (!found) throw this.notPending(id);
-      return this.apply(data, emit, tools, found, decision, identity);
+      return this.apply(emit, found, decision, identity);
     });
-    this.pending.remove([id]);
-    return item;
   }
 
   /** Puts a rejected item back into the pending queue (it is announced again as `queue_added`). */
   async restore(id: string): Promise<QueueItem> {
-    if (this.store.data.queue[id]) throw new ConflictError(`queue item "${id}" is pending; only a rejected item can be restored`, { id, current_status: 'pending' });
-    const status = this.store.history.statusOf(id);
+    const status = this.queue.statusOf(id);
+    if (status === 'pending') throw new ConflictError(`queue item "${id}" is pending; only a rejected item can be restored`, { id, current_status: 'pending' });
     if (status === undefined) throw this.notPending(id, 'rejected');
     if (status !== 'rejected') throw new ConflictError(`queue item "${id}" is ${status}; only a rejected item can be restored`, { id, current_status: status });
-    const decided = await this.store.history.get(id);
-    if (!decided) throw new NotFoundError('queue item', id);
-    const item = await this.store.mutate((data, emit, { history }) => {
-      // Checked again inside the mutation: another request may have restored it while the record was read.
-      if (this.store.history.statusOf(id) !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
+    return this.unitOfWork.mutate((emit) => {
+      // Checked again inside the transaction: another request may have restored it since (in the same commit even).
+      const decided = this.queue.get(id);
+      if (decided?.status !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
       const { decided_at: _at, decided_by: _by, in_library: _owned, wishlist_id: _wanted, ...rest } = decided;
       // Marked for good: whoever sees it pending again should know someone said no to it once.
-      const restored: QueueItem = { ...rest, status: 'pending', rejected_before: true };
-      history.stageRestored(restored);
-      data.queue[id] = restored;
-      this.known.addPending(restored);
+      const restored: QueueItem & { status: 'pending' } = { ...rest, status: 'pending', rejected_before: true };
+      this.queue.restore(restored);
       emit('queue_added', { ...eventDataOf(restored), id });
       return restored;
     });
-    this.pending.invalidate();
-    return item;
   }
 
   /**
    * Fills fields a pending item lacks (background enrichment from MusicBrainz). A field already set is never
    * overwritten, and an mbid another known item carries is not taken. Undefined when the item is no longer pending.
    */
-  async completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<QueueItem | undefined> {
-    const item = await this.store.mutate((data) => {
-      const found = data.queue[id];
+  completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<QueueItem | undefined> {
+    return this.unitOfWork.mutate(() => {
+      const found = this.pendingItem(id);
       if (!found) return undefined;
       const takenBy = fields.mbid === undefined ? undefined : this.known.find({ artist: '', mbid: fields.mbid });
       const additions: Partial<QueueItem> = {
@@ -210,28 +194,35 @@ export class QueueService {
       };
       if (Object.keys(additions).length === 0) return found;
       const completed: QueueItem = { ...found, ...additions };
-      this.known.removePending(found);
-      data.queue[id] = completed;
-      this.known.addPending(completed);
+      this.queue.replacePending(completed);
       return completed;
     });
-    if (item) this.pending.invalidate();
-    return item;
+  }
+
+  /** The pending item with this id, undefined when there is none (or it was decided). */
+  pendingItem(id: string): QueueItem | undefined {
+    const item = this.queue.get(id);
+    return item?.status === 'pending' ? item : undefined;
+  }
+
+  /** The pending items a previous run left without an mbid, oldest first: what background enrichment looks up. */
+  pendingWithoutMbid(): QueueItem[] {
+    return this.queue.pendingWithoutMbid();
   }
 
   /** Counts for the dashboard. */
   pendingCount(): number {
-    return this.store.size('queue'); // the queue holds only pending items: decided ones are in the history
+    return this.queue.count('pending');
   }
 
   private listPending(filter: PendingFilter & { limit: number; offset: number }): Page {
-    const all = this.pending.list(filter);
+    const { items, total } = this.queue.pendingPage(filter, filter.offset, filter.limit);
     // Flags only for the page's items: index lookups, so a page costs the same at 10,000 pending as at 50.
-    const items = all.slice(filter.offset, filter.offset + filter.limit).map((item) => ({ ...item, ...this.flagger.flagsOf(item) }));
-    return { items, total: all.length, limit: filter.limit, offset: filter.offset };
+    return { items: items.map((item) => ({ ...item, ...this.flagger.flagsOf(item) })), total, limit: filter.limit, offset: filter.offset };
   }
 
-  private apply(data: CoreData, emit: Emit, { history, waiting }: MutationTools, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
+  /** Decides `item` (inside a change): an approval of an album nobody has or wants yet puts it on the wishlist. */
+  private apply(emit: Emit, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
     const decidedAt = this.timestamp();
     const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...(identity ? { decided_by: identity.name } : {}) };
     const event = eventDataOf(item);
@@ -240,32 +231,32 @@ export class QueueService {
       if (this.library.owns(item)) decided.in_library = true;
       else {
         // An album added to the wishlist directly while it waited here is already wanted: no second download.
-        const wanted = this.known.findWanted(item);
+        const wanted = this.wishlist.findWanted(item);
         decided.wishlist_id = wanted ?? this.newId();
-        if (wanted === undefined) waiting.stageWaiting(wishlistItemFrom(item, { id: decided.wishlist_id, added_at: decidedAt, queue_id: item.id }));
+        if (wanted === undefined) this.wishlist.insertWaiting(wishlistItemFrom(item, { id: decided.wishlist_id, added_at: decidedAt, queue_id: item.id }));
       }
     }
-    delete data.queue[item.id];
-    this.known.removePending(item);
-    history.stageDecided(decided);
+    this.queue.decide(decided);
     // A chat bot answers "already in your library" from the event alone (CONTRACT §7: queue_approved gains in_library).
     emit(decision === 'approved' ? 'queue_approved' : 'queue_rejected', decision === 'approved' ? { ...event, in_library: decided.in_library === true } : event);
     return decided;
   }
 
-  private duplicateOf(candidate: Candidate, owned: string | undefined): DuplicateOf | undefined {
+  private duplicateOf(candidate: Candidate): DuplicateOf | undefined {
     const known = this.known.find(candidate);
     if (known) return known;
+    const owned = this.library.find(candidate);
     return owned === undefined ? undefined : { in: 'library', id: owned, status: 'in_library' };
   }
 
   private checkRoom(adding: number): void {
-    const held = this.store.size('queue') + this.store.size('wishlist') + this.store.waiting.count + this.store.size('downloads');
+    // Decided queue items and archived downloads are history: they do not count against storage.max_items.
+    const held = this.queue.count('pending') + this.wishlist.count() + this.downloads.liveCount();
     if (held + adding > this.config.storage.max_items) throw new StorageFullError(held, this.config.storage.max_items, adding);
   }
 
   private notPending(id: string, wanted: QueueStatus = 'pending'): Error {
-    const status = this.store.history.statusOf(id);
+    const status = this.queue.statusOf(id);
     if (status === undefined) return new NotFoundError('queue item', id);
     // `current_status`, not `status`: that member of a problem is the HTTP status (as `current_state` for downloads).
     return new ConflictError(`queue item "${id}" is already ${status}${wanted === 'pending' ? '' : `, not ${wanted}`}`, { id, current_status: status });
@@ -274,7 +265,7 @@ export class QueueService {
   private select(selection: Selection, decision: Decision): string[] {
     if (selection.all) {
       if (decision === 'rejected') throw new ValidationError([{ path: 'body.all', message: 'rejecting everything at once is not allowed; select ids or mbids' }]);
-      return this.pending.list({ sort: 'added_at', order: 'asc' }).map((item) => item.id);
+      return this.queue.pendingIdsOldestFirst();
     }
     const ids = new Set(selection.ids ?? []);
     const mbids = selection.mbids ?? [];
@@ -282,7 +273,7 @@ export class QueueService {
       throw new ValidationError([{ path: 'body', message: 'select items with a non-empty "ids" or "mbids" list (or "all": true to approve everything)' }]);
     }
     for (const mbid of mbids) {
-      const id = this.known.findPending({ artist: '', mbid }); // an index lookup, not a scan of the queue
+      const id = this.queue.findPending({ artist: '', mbid });
       if (id !== undefined) ids.add(id);
     }
     return [...ids];

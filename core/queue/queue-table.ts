@@ -59,6 +59,8 @@ export class QueueTable {
       decidedByMbid: db.prepare('SELECT id, status FROM queue_items WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
       decidedByName: db.prepare('SELECT id, status FROM queue_items WHERE name_key = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
       pendingIdsOldestFirst: db.prepare("SELECT id FROM queue_items WHERE status = 'pending' ORDER BY added_at, id").pluck(),
+      // Walks the pending items on their index by time (decided ones are never read), keeping those without an mbid.
+      pendingWithoutMbid: db.prepare("SELECT record FROM queue_items WHERE status = 'pending' AND mbid IS NULL ORDER BY added_at, id").pluck(),
     };
   }
 
@@ -128,6 +130,11 @@ export class QueueTable {
   /** Every pending id, oldest first (approving everything). */
   pendingIdsOldestFirst(): string[] {
     return this.statements.pendingIdsOldestFirst.all() as string[];
+  }
+
+  /** Every pending item without an mbid, oldest first (what background enrichment may look up after a restart). */
+  pendingWithoutMbid(): QueueItem[] {
+    return (this.statements.pendingWithoutMbid.all() as string[]).map((record) => JSON.parse(record) as QueueItem);
   }
 
   /**

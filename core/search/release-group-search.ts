@@ -2,21 +2,21 @@ import type { Logger, MusicBrainz, ReleaseGroupHit } from '@crateflow/sdk';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import type { LibraryCatalog } from '../library/library-catalog.js';
 import type { AlbumIdentity } from '../library/library-index.js';
+import type { LibraryTable } from '../library/library-table.js';
 import { musicBrainzUnavailable } from '../metadata/musicbrainz-unavailable.js';
 import { coverUrlOf, creditOf, yearOf } from '../metadata/release-group-fields.js';
-import type { KnownAlbums } from '../queue/known-albums.js';
-import type { CoreStore } from '../storage/core-store.js';
+import type { QueueTable } from '../queue/queue-table.js';
+import type { WishlistTable } from '../wishlist/wishlist-table.js';
 import { parseSearchQuery } from './parse-search-query.js';
 import { rankSearchHits } from './rank-search-hits.js';
 import type { ReleaseGroupResult, SearchResults } from './search.schema.js';
 
 export interface ReleaseGroupSearchDeps {
   readonly musicbrainz: MusicBrainz;
-  readonly known: KnownAlbums;
-  readonly library: LibraryCatalog;
-  readonly store: CoreStore;
+  readonly queue: QueueTable;
+  readonly wishlist: WishlistTable;
+  readonly library: LibraryTable;
   readonly log: Logger;
 }
 
@@ -55,7 +55,7 @@ export class ReleaseGroupSearch {
     const artist = creditOf(hit);
     const year = yearOf(hit);
     const album: AlbumIdentity = { artist, album: hit.title, mbid: hit.mbid };
-    const { known, library, store } = this.deps;
+    const { queue, wishlist, library } = this.deps;
     return {
       mbid: hit.mbid,
       artist,
@@ -66,9 +66,10 @@ export class ReleaseGroupSearch {
       score: hit.score,
       cover_url: coverUrlOf(hit.mbid),
       in_library: library.owns(album),
-      queued: known.findPending(album) !== undefined,
-      wishlisted: known.findWanted(album) !== undefined,
-      rejected: store.history.find(album)?.status === 'rejected',
+      queued: queue.findPending(album) !== undefined,
+      wishlisted: wishlist.findWanted(album) !== undefined,
+      // The latest decision on the album: restored and approved again, it is no longer "rejected".
+      rejected: queue.findDecided(album)?.status === 'rejected',
     };
   }
 }

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UpstreamUnavailableError } from '../../../core/errors/upstream-unavailable-error.js';
 import { createLogger } from '../../../core/logging/create-logger.js';
-import type { LibraryCatalog } from '../../../core/library/library-catalog.js';
-import type { KnownAlbums } from '../../../core/queue/known-albums.js';
-import type { CoreStore } from '../../../core/storage/core-store.js';
+import type { LibraryTable } from '../../../core/library/library-table.js';
+import type { QueueTable } from '../../../core/queue/queue-table.js';
+import type { WishlistTable } from '../../../core/wishlist/wishlist-table.js';
 import { ReleaseGroupSearch } from '../../../core/search/release-group-search.js';
 
 /** A MusicBrainz whose searches answer (with no hits) only when the test opens the gate: a slow, paced service. */
@@ -28,10 +28,10 @@ function gatedMusicBrainz(): { musicbrainz: MusicBrainz; asked: () => number; op
 describe('search under a flood', () => {
   it('runs two searches, lets sixteen wait, and refuses the rest at once with a 503 that asks to retry', async () => {
     const { musicbrainz, asked, open } = gatedMusicBrainz();
-    // No hit comes back, so the marks (library, queue, wishlist, history) are never read.
+    // No hit comes back, so the marks (library, queue, wishlist, decisions) are never read.
     const search = new ReleaseGroupSearch({
       musicbrainz, log: createLogger('silent'),
-      known: undefined as unknown as KnownAlbums, library: undefined as unknown as LibraryCatalog, store: undefined as unknown as CoreStore,
+      queue: undefined as unknown as QueueTable, wishlist: undefined as unknown as WishlistTable, library: undefined as unknown as LibraryTable,
     });
     const flood = Array.from({ length: 30 }, (_, i) => search.search(`flood ${i}`, 10).then(() => 'answered' as const, (err: unknown) => err));
     await new Promise((resolve) => setImmediate(resolve));

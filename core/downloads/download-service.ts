@@ -9,18 +9,14 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { JobLog } from '../jobs/job-log.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
 import type { LoadedPluginOf, LoadedPlugins } from '../plugins/plugin-host.js';
-import { KnownAlbums } from '../queue/known-albums.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
-import { CoreStore } from '../storage/core-store.js';
-import { pageWithArchive, type RecordPage } from '../storage/page-with-archive.js';
-import type { ArchiveFilters } from '../storage/record-archive.js';
-import type { DeepReadonly } from '../storage/track-changes.js';
+import { UnitOfWork } from '../events/unit-of-work.js';
 import { releaseFieldsOf } from '../wishlist/wishlist-item-from.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
-import { WishlistOrder } from '../wishlist/wishlist-order.js';
+import { WishlistTable } from '../wishlist/wishlist-table.js';
 import type { Download } from './download.schema.js';
-import { isArchivedDownload, retireDownloadsOf } from './finished-downloads.js';
+import { DownloadsTable } from './downloads-table.js';
 
 const PLUGIN_CALL_TIMEOUT_MS = 60_000;
 // The longest `retry_after_ms` a download client's failure is honoured with. A client's hint of 1e300 ms would make
@@ -41,9 +37,9 @@ const updateValidator = compileStrictOnFirstUse<DownloadUpdate>(DownloadUpdate);
 @injectable()
 export class DownloadService {
   constructor(
-    @inject(CoreStore) private readonly store: CoreStore,
-    @inject(WishlistOrder) private readonly wishlistOrder: WishlistOrder,
-    @inject(KnownAlbums) private readonly known: KnownAlbums,
+    @inject(DownloadsTable) private readonly downloads: DownloadsTable,
+    @inject(WishlistTable) private readonly wishlist: WishlistTable,
+    @inject(UnitOfWork) private readonly unitOfWork: UnitOfWork,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(Tokens.Config) private readonly config: AppConfig,
@@ -58,11 +54,10 @@ export class DownloadService {
   private next: Pass | undefined;
   private stopped = false;
 
-  /** Downloads of items on the wishlist (newest first), then the finished ones of items gone from it, from the archive. */
-  list(filter: { status?: Download['state']; limit: number; offset: number }): Promise<RecordPage<Download>> {
-    const live = Object.values(this.store.data.downloads).filter((d) => !filter.status || d.state === filter.status).reverse();
-    const filters: ArchiveFilters = filter.status ? { state: filter.status } : {};
-    return pageWithArchive(live, this.store.archive, { collection: 'downloads', filters, isRecord: isArchivedDownload }, filter);
+  /** Downloads of items on the wishlist (newest first), then the finished ones of items gone from it, most recently archived first. */
+  list(filter: { status?: Download['state']; limit: number; offset: number }): { items: Download[]; total: number; limit: number; offset: number } {
+    const { items, total } = this.downloads.page({ ...(filter.status ? { state: filter.status } : {}), offset: filter.offset, limit: filter.limit });
+    return { items, total, limit: filter.limit, offset: filter.offset };
   }
 
   /** One full pass (start wanted items, poll active ones); joins, then repeats, a pass already running. */
@@ -112,9 +107,11 @@ export class DownloadService {
     if (!client) return;
     await this.startWanted(client);
     const errors: string[] = [];
-    for (const download of Object.values(this.store.data.downloads)) {
-      if (!ACTIVE.has(download.state)) continue;
-      const item = this.store.data.wishlist[download.wishlist_id];
+    for (const { id } of this.downloads.active()) {
+      // Read again at its turn: an earlier call of this pass may have taken long enough for it to end or go.
+      const download = this.liveDownload(id);
+      if (!download || !ACTIVE.has(download.state)) continue;
+      const item = this.wishlist.get(download.wishlist_id);
       if (!item) continue;
       if (pass === 'hand-off' && download.client_ref !== undefined) continue; // progress is the poll's business
       const problem = download.client_ref === undefined ? await this.request(client, download, item) : await this.poll(client, download, item);
@@ -125,29 +122,31 @@ export class DownloadService {
 
   /** Puts a failed download back in line (409 unless it failed). */
   async retry(id: string): Promise<Download> {
-    const archived = this.store.data.downloads[id] ? undefined : await this.store.archive.get('downloads', id, isArchivedDownload);
-    if (archived) throw new ConflictError(`download "${id}" is ${archived.state}; only failed downloads can be retried`, { current_state: archived.state });
-    return this.store.mutate((data) => {
-      const download = data.downloads[id];
+    return this.unitOfWork.mutate(() => {
+      const download = this.downloads.get(id);
       if (!download) throw new NotFoundError('download', id);
-      if (download.state !== 'failed') throw new ConflictError(`download "${id}" is ${download.state}; only failed downloads can be retried`, { current_state: download.state });
-      const item = data.wishlist[download.wishlist_id];
+      // An archived download is a completed one whose item is gone (the only kind kept): never failed.
+      if (download.state !== 'failed' || this.downloads.isArchived(id)) {
+        throw new ConflictError(`download "${id}" is ${download.state}; only failed downloads can be retried`, { current_state: download.state });
+      }
+      const item = this.wishlist.get(download.wishlist_id);
       if (!item) throw new ConflictError(`download "${id}" belongs to a wishlist item that was removed`, { wishlist_id: download.wishlist_id });
       this.restart(download, this.plugins.downloadClient?.name ?? download.client);
-      item.status = 'downloading';
-      delete item.not_before;
+      this.downloads.update(download);
+      const { not_before: _retried, ...rest } = item;
+      this.wishlist.update({ ...rest, status: 'downloading' });
       return download;
     });
   }
 
   /**
-   * Stops the downloads of wishlist items that are being removed, and takes them out of the document (finished
-   * ones to the archive, see {@link retireDownloadsOf}). One pass over the downloads however many items go: a
-   * library sync can remove tens of thousands at once.
+   * Stops the downloads of wishlist items that are being removed, and takes them out of the live ones (finished
+   * ones archived, see DownloadsTable.retireFor). One query and one change however many items go: a library sync
+   * can remove tens of thousands at once.
    */
   async cancelFor(wishlistIds: ReadonlySet<string>): Promise<void> {
     const client = this.plugins.downloadClient;
-    const mine = Object.values(this.store.data.downloads).filter((d) => wishlistIds.has(d.wishlist_id));
+    const mine = this.downloads.ofWishlistItems(wishlistIds);
     for (const download of mine) {
       const ref = download.client_ref;
       if (client?.instance.cancel && ref !== undefined && ACTIVE.has(download.state)) {
@@ -157,74 +156,64 @@ export class DownloadService {
         );
       }
     }
-    if (mine.length > 0) await this.store.mutate((data, _emit, { archive }) => retireDownloadsOf(data, wishlistIds, archive));
+    if (mine.length > 0) await this.unitOfWork.mutate(() => this.downloads.retireFor(wishlistIds));
   }
 
   /** Downloads by state, the archived ones included (as `GET /downloads?status=` counts them). */
   counts(): Record<Download['state'], number> {
-    const archived = (state: Download['state']) => this.store.archive.count('downloads', { state });
-    const counts: Record<Download['state'], number> = {
-      queued: archived('queued'), searching: archived('searching'), downloading: archived('downloading'), completed: archived('completed'), failed: archived('failed'),
-    };
-    for (const d of Object.values(this.store.data.downloads)) counts[d.state]++;
-    return counts;
+    return this.downloads.counts();
   }
 
   private async startWanted(client: LoadedPluginOf<'download-client'>): Promise<void> {
-    const active = Object.values(this.store.data.downloads).filter((d) => ACTIVE.has(d.state)).length;
-    const room = this.config.download_client.max_active - active;
+    const room = this.config.download_client.max_active - this.downloads.active().length;
     if (room <= 0) return;
-    const now = this.clock.now();
     // Items back in line after a failed attempt first (they have waited longest), then those waiting for their first.
-    const due: DeepReadonly<WishlistItem>[] = [];
-    for (const id of this.wishlistOrder.oldest('wanted')) {
-      const item = this.store.data.wishlist[id];
-      if (item && (!item.not_before || Date.parse(item.not_before) <= now)) due.push(item);
-      if (due.length >= room) break;
-    }
-    if (due.length < room) due.push(...(await this.store.waiting.oldest(room - due.length)));
+    const due = this.wishlist.dueForDownload(this.clock.now(), room);
     if (due.length === 0) return;
-    await this.store.mutate((data, _emit, { waiting }) => {
-      for (const item of due) {
-        // A waiting item moves into the document with its first download, in this commit.
-        const first = waiting.has(item.id);
-        if (first) {
-          waiting.stageLeft(item);
-          const moved: WishlistItem = { ...item, status: 'wanted' };
-          data.wishlist[item.id] = moved;
-          this.known.addWanted(moved);
-        }
-        const wanted = data.wishlist[item.id];
+    await this.unitOfWork.mutate(() => {
+      for (const { id } of due) {
+        // Read again in the change: removed or handed off meanwhile, it is not started twice.
+        const wanted = this.wishlist.get(id);
         if (!wanted || wanted.status !== 'wanted') continue;
-        wanted.status = 'downloading';
-        delete wanted.not_before;
+        const { not_before: _due, ...rest } = wanted;
+        const item: WishlistItem = { ...rest, status: 'downloading' };
+        // A waiting item is numbered among the handed-off ones with its first download, in this commit.
+        const first = this.wishlist.isWaiting(id);
+        if (first) this.wishlist.enter(item);
+        else this.wishlist.update(item);
         // An item back from "failed, try again later" reuses its download, so hourly retries of an album
         // nobody shares do not pile up one failed record per attempt.
-        const previous = first ? undefined : Object.values(data.downloads).find((d) => d.wishlist_id === item.id && d.state === 'failed');
+        const previous = first ? undefined : this.downloads.latestFor(id, 'failed');
         if (previous) {
           this.restart(previous, client.name);
+          this.downloads.update(previous);
           continue;
         }
         const download: Download = {
           id: this.newId(), wishlist_id: item.id, artist: item.artist, ...(item.album !== undefined ? { album: item.album } : {}),
           client: client.name, state: 'queued', progress: 0, attempts: 1, created_at: this.now(), updated_at: this.now(),
         };
-        data.downloads[download.id] = download;
+        this.downloads.insert(download);
       }
     });
   }
 
-  private async request(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, item: DeepReadonly<WishlistItem>): Promise<string | undefined> {
+  /** A download still live (its item on the wishlist, not archived), as it is now. */
+  private liveDownload(id: string): Download | undefined {
+    const download = this.downloads.get(id);
+    return download && !this.downloads.isArchived(id) ? download : undefined;
+  }
+
+  private async request(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
     try {
       const { ref } = await guardPluginCall(client.name, 'request', PLUGIN_CALL_TIMEOUT_MS, () => client.instance.request(wantedItem(item)));
       if (typeof ref !== 'string' || ref.length === 0) throw new Error(`plugin "${client.name}" returned no ref from request()`);
       this.plugins.noteSuccess(client, new Date(this.clock.now()));
-      const kept = await this.store.mutate((data) => {
-        const current = data.downloads[download.id];
+      const kept = await this.unitOfWork.mutate(() => {
+        const current = this.liveDownload(download.id);
         if (!current) return false;
-        current.client_ref = ref;
-        delete current.error;
-        current.updated_at = this.now();
+        const { error: _reached, ...rest } = current;
+        this.downloads.update({ ...rest, client_ref: ref, updated_at: this.now() });
         return true;
       });
       // Cancelled (its wishlist item deleted) while the client took the request: cancelFor() found no ref to
@@ -241,7 +230,7 @@ export class DownloadService {
     }
   }
 
-  private async poll(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, item: DeepReadonly<WishlistItem>): Promise<string | undefined> {
+  private async poll(client: LoadedPluginOf<'download-client'>, download: Download, item: WishlistItem): Promise<string | undefined> {
     const ref = download.client_ref ?? '';
     let update: DownloadUpdate;
     try {
@@ -259,13 +248,14 @@ export class DownloadService {
   }
 
   private async apply(downloadId: string, update: DownloadUpdate): Promise<void> {
-    const current = this.store.data.downloads[downloadId];
+    const current = this.liveDownload(downloadId);
     if (!current || !ACTIVE.has(current.state)) return;
     const unchanged = current.state === update.state && current.progress === update.progress && current.error === update.error;
     if (unchanged) return; // no commit for a poll that learned nothing
-    await this.store.mutate((data, emit) => {
-      const download = data.downloads[downloadId];
-      const item = download ? data.wishlist[download.wishlist_id] : undefined;
+    await this.unitOfWork.mutate((emit) => {
+      // Read again in the change: only the change that moves it out of the active states fires an event.
+      const download = this.liveDownload(downloadId);
+      const item = download ? this.wishlist.get(download.wishlist_id) : undefined;
       if (!download || !ACTIVE.has(download.state)) return;
       download.state = update.state;
       download.progress = update.state === 'completed' ? 1 : update.progress;
@@ -288,6 +278,8 @@ export class DownloadService {
           item.status = 'failed';
         }
       }
+      this.downloads.update(download);
+      if (item && (update.state === 'completed' || update.state === 'failed')) this.wishlist.update(item);
     });
     if (update.state === 'completed') void this.refreshLibrary(update.download_path === undefined ? undefined : absolutePath(update.download_path));
   }
@@ -301,7 +293,7 @@ export class DownloadService {
     );
   }
 
-  /** Puts a download back at the start, as a new attempt. Call inside a store mutation. */
+  /** Puts a download back at the start, as a new attempt (the caller writes it, inside its change). */
   private restart(download: Download, client: string): void {
     Object.assign(download, { client, state: 'queued', progress: 0, attempts: download.attempts + 1, updated_at: this.now() });
     delete download.client_ref;
@@ -310,18 +302,16 @@ export class DownloadService {
   }
 
   /** Keeps the download as it is, records why the client could not be reached, and says so in the log. */
-  private async noteError(client: LoadedPluginOf<'download-client'>, download: DeepReadonly<Download>, err: unknown): Promise<string> {
+  private async noteError(client: LoadedPluginOf<'download-client'>, download: Download, err: unknown): Promise<string> {
     this.plugins.noteFailure(client, err, new Date(this.clock.now()));
     const message = err instanceof Error ? err.message : String(err);
     // By the stable code (the sdk's guard), not the class: a third-party plugin may bring its own copy of the sdk.
     const credentials = isCredentialsError(err instanceof Error ? err.cause : undefined);
     this.log[credentials ? 'error' : 'warn']({ err, download: download.id }, 'download client call failed; the download is kept and retried at the next poll');
     if (download.error !== message) {
-      await this.store.mutate((data) => {
-        const current = data.downloads[download.id];
-        if (!current) return;
-        current.error = message;
-        current.updated_at = this.now();
+      await this.unitOfWork.mutate(() => {
+        const current = this.liveDownload(download.id);
+        if (current) this.downloads.update({ ...current, error: message, updated_at: this.now() });
       });
     }
     return message;
@@ -340,7 +330,7 @@ function absolutePath(path: string): string {
   return isAbsolute(path) ? path : resolve(path);
 }
 
-function wantedItem(item: DeepReadonly<WishlistItem>): WantedItem {
+function wantedItem(item: WishlistItem): WantedItem {
   return {
     id: item.id,
     artist: item.artist,

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { LibraryAlbum, normalizeName, type Clock, type Logger } from '@crateflow/sdk';
+import { LibraryAlbum, type Clock, type Logger } from '@crateflow/sdk';
 import { Tokens } from '../di/tokens.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { JobLog } from '../jobs/job-log.js';
@@ -7,14 +7,13 @@ import type { Job } from '../jobs/job.schema.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
 import { eventDataOf } from '../events/event-data-of.js';
-import { KnownAlbums } from '../queue/known-albums.js';
+import { UnitOfWork } from '../events/unit-of-work.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { withoutControlCharacters } from '../schema/printable-text.js';
-import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
-import { CoreStore } from '../storage/core-store.js';
+import { WishlistTable } from '../wishlist/wishlist-table.js';
 import { DownloadService } from '../downloads/download-service.js';
-import { LibraryCatalog } from './library-catalog.js';
-import { retireDownloadsOf } from '../downloads/finished-downloads.js';
+import { DownloadsTable } from '../downloads/downloads-table.js';
+import { LibraryTable } from './library-table.js';
 
 const albumValidator = compileStrictOnFirstUse<LibraryAlbum>(LibraryAlbum);
 const SYNC_JOB = 'library_sync';
@@ -39,9 +38,10 @@ export class LibraryService {
   private running: Promise<RunningSync> | undefined;
 
   constructor(
-    @inject(CoreStore) private readonly store: CoreStore,
-    @inject(LibraryCatalog) private readonly catalog: LibraryCatalog,
-    @inject(KnownAlbums) private readonly known: KnownAlbums,
+    @inject(LibraryTable) private readonly catalog: LibraryTable,
+    @inject(WishlistTable) private readonly wishlist: WishlistTable,
+    @inject(DownloadsTable) private readonly downloadsTable: DownloadsTable,
+    @inject(UnitOfWork) private readonly unitOfWork: UnitOfWork,
     @inject(DownloadService) private readonly downloads: DownloadService,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
@@ -78,14 +78,9 @@ export class LibraryService {
     return { job, done: this.sync(job.id) };
   }
 
-  async list(filter: { q?: string; limit: number; offset: number }) {
-    const terms = filter.q ? normalizeName(filter.q).split(' ').filter(Boolean) : [];
-    const { items, total } = terms.length === 0
-      ? await this.catalog.page(filter.offset, filter.limit)
-      : await this.catalog.search((a) => {
-          const text = ` ${normalizeName(`${a.artist} ${a.album}`)} `;
-          return terms.every((t) => text.includes(` ${t}`)); // word prefixes, as in the pending queue
-        }, filter.offset, filter.limit);
+  /** Albums in shelf order; with `q`, those whose artist and title hold each of its words as a word prefix. */
+  list(filter: { q?: string; limit: number; offset: number }) {
+    const { items, total } = filter.q ? this.catalog.search(filter.q, filter.offset, filter.limit) : this.catalog.page(filter.offset, filter.limit);
     return { items, total, limit: filter.limit, offset: filter.offset, synced_at: this.catalog.syncedAt };
   }
 
@@ -162,33 +157,20 @@ export class LibraryService {
 
   private async removeOwned(): Promise<number> {
     // The same cancellation as DELETE /wishlist/{id}: the client is told (a blackhole request file removed, slskd
-    // transfers cancelled) before the item goes. Finished downloads move to the archive, where they stay listed.
-    const owned = Object.values(this.store.data.wishlist).filter((item) => this.catalog.owns(item));
+    // transfers cancelled) before the item goes. Finished downloads are archived, where they stay listed.
+    const owned = this.wishlist.owned();
     if (owned.length > 0) await this.downloads.cancelFor(new Set(owned.map((item) => item.id)));
-    // Items waiting for their first download have none to cancel; their records are read from disk, one at a time.
-    const ownedWaiting: WishlistItem[] = [];
-    await this.store.waiting.each((item) => {
-      if (this.catalog.owns(item)) ownedWaiting.push(item);
-    });
-    return this.store.mutate((data, emit, { archive, waiting }) => {
-      const removed = new Set<string>();
-      for (const item of Object.values(data.wishlist)) {
-        if (!this.catalog.owns(item)) continue;
-        delete data.wishlist[item.id];
-        this.known.removeWanted(item);
+    return this.unitOfWork.mutate((emit) => {
+      // Asked again in the change: items added or handed off since the cancellation above go too.
+      const removed: string[] = [];
+      for (const item of this.wishlist.owned()) {
+        this.wishlist.remove(item.id);
         emit('wishlist_removed', eventDataOf(item));
-        removed.add(item.id);
+        removed.push(item.id);
       }
       // Downloads started or finished since the cancellation above.
-      retireDownloadsOf(data, removed, archive);
-      // Handed to the download client since they were read, they were in the document above.
-      for (const item of ownedWaiting) {
-        if (!waiting.has(item.id)) continue;
-        waiting.stageLeft(item);
-        emit('wishlist_removed', eventDataOf(item));
-        removed.add(item.id);
-      }
-      return removed.size;
+      if (removed.length > 0) this.downloadsTable.retireFor(removed);
+      return removed.length;
     });
   }
 }

@@ -7,10 +7,10 @@ import { NotFoundError } from '../errors/not-found-error.js';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
 import { JobLog } from '../jobs/job-log.js';
 import type { Job } from '../jobs/job.schema.js';
-import { LibraryCatalog } from '../library/library-catalog.js';
+import { LibraryTable } from '../library/library-table.js';
 import { PluginError } from '../plugins/plugin-error.js';
 import type { LoadedPlugins } from '../plugins/plugin-host.js';
-import { KnownAlbums } from '../queue/known-albums.js';
+import { AlbumRegistry } from '../queue/album-registry.js';
 import { QueueService } from '../queue/queue-service.js';
 import { compileStrictOnFirstUse } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
@@ -19,7 +19,7 @@ import { configuredSources, type ConfiguredSource } from './configured-source.js
 import { estimateEnd } from './estimate-end.js';
 import { explainEmptyRun } from './explain-empty-run.js';
 import { sourceRetryDelayMs } from './source-retry-delay.js';
-import { SourceState } from './source-state.js';
+import { SourceStateTable } from './source-state-table.js';
 
 export const SOURCE_RUN_JOB = 'source_run';
 // Invalid candidates logged per run; the job's `invalid` count has them all.
@@ -56,11 +56,11 @@ export class SourceRunner {
   constructor(
     @inject(Tokens.Config) config: AppConfig,
     @inject(Tokens.Plugins) private readonly plugins: LoadedPlugins,
-    @inject(SourceState) private readonly state: SourceState,
+    @inject(SourceStateTable) private readonly state: SourceStateTable,
     @inject(JobLog) private readonly jobs: JobLog,
     @inject(QueueService) private readonly queue: QueueService,
-    @inject(KnownAlbums) private readonly known: KnownAlbums,
-    @inject(LibraryCatalog) private readonly library: LibraryCatalog,
+    @inject(AlbumRegistry) private readonly known: AlbumRegistry,
+    @inject(LibraryTable) private readonly library: LibraryTable,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Log) private readonly log: Logger,
     @inject(Tokens.ShutdownSignal) private readonly shutdown: AbortSignal,
@@ -215,7 +215,8 @@ export class SourceRunner {
         const eta = whole === undefined ? undefined : estimateEnd(startedMs, now, done, whole);
         this.jobs.report(jobId, { progress: whole === undefined ? { done } : { done, total: whole }, ...(eta === undefined ? {} : { eta: new Date(eta).toISOString() }) });
       },
-      libraryArtists: () => (artists ??= this.library.artists()),
+      // A query now, a promise for the sdk: a failing read rejects it, as the read of the old catalogue file did.
+      libraryArtists: () => (artists ??= Promise.resolve().then(() => this.library.artists())),
       known: (candidate) => this.knownAs(candidate),
       explain: (text) => {
         if (typeof text === 'string') explained.text = text;

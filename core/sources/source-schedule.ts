@@ -3,7 +3,7 @@ import type { Clock, Logger } from '@crateflow/sdk';
 import { Tokens } from '../di/tokens.js';
 import { JobScheduler } from '../jobs/job-scheduler.js';
 import { SourceRunner } from './source-runner.js';
-import { SourceState } from './source-state.js';
+import { SourceStateTable } from './source-state-table.js';
 
 /**
  * When sources run by themselves: each enabled source with a duration schedule every `schedule`, and, once the
@@ -14,7 +14,7 @@ import { SourceState } from './source-state.js';
 export class SourceSchedule {
   constructor(
     @inject(SourceRunner) private readonly runner: SourceRunner,
-    @inject(SourceState) private readonly state: SourceState,
+    @inject(SourceStateTable) private readonly state: SourceStateTable,
     @inject(JobScheduler) private readonly scheduler: JobScheduler,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Log) private readonly log: Logger,

@@ -3,11 +3,11 @@ import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
 import type { SourceRunner } from './source-runner.js';
 import type { SourceSchedule } from './source-schedule.js';
-import type { SourceState } from './source-state.js';
+import type { SourceStateTable } from './source-state-table.js';
 import { SourceList, SourceName, SourceRunStarted, type SourceView } from './sources-api.schema.js';
 
 /** Discovery sources: the configured ones with their runs, and a run on demand (CONTRACT §6 "sources"). */
-export function sourceRoutes(deps: { runner: SourceRunner; schedule: SourceSchedule; state: SourceState }): RouteSpec[] {
+export function sourceRoutes(deps: { runner: SourceRunner; schedule: SourceSchedule; state: SourceStateTable }): RouteSpec[] {
   const { runner, schedule, state } = deps;
   const view = async (name: string): Promise<Static<typeof SourceView>> => {
     const source = runner.get(name);

@@ -2,8 +2,8 @@ import { startScriptedDownloadsApp } from './scripted-downloads-app.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from '../../../core/jobs/job.schema.js';
-import { CoreStore } from '../../../core/storage/core-store.js';
 import { api, eventually } from '../../helpers/api-client.js';
+import { readDatabase } from '../../helpers/read-stored.js';
 import { recordEvents } from '../../helpers/record-events.js';
 
 const MBID = '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f';
@@ -173,7 +173,8 @@ describe('DownloadService (the download_poll job)', () => {
 
     assert.equal((await api(s.app.baseUrl, 'DELETE', `/api/v1/wishlist/${item.id}`)).status, 204);
     assert.deepEqual((await s.calls()).filter((c) => c.op === 'cancel'), [], 'a finished download is not cancelled');
-    assert.deepEqual(Object.keys(s.app.crateflow.container.resolve(CoreStore).data.downloads), [], 'it left the core document');
+    const archived = readDatabase(s.app.dataDir, (db) => db.prepare('SELECT id FROM downloads WHERE archived_seq IS NOT NULL').pluck().all());
+    assert.deepEqual(archived, [finished?.id], 'it is archived, no longer live');
     assert.deepEqual(await s.downloads('?status=completed'), [finished], 'it is listed from the archive as it was');
   });
 

@@ -2,13 +2,12 @@
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Job } from '../../../core/jobs/job.schema.js';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
-import { CoreStore } from '../../../core/storage/core-store.js';
 import type { WishlistItem } from '../../../core/wishlist/wishlist-item.schema.js';
 import { api, eventually } from '../../helpers/api-client.js';
+import { readDatabase } from '../../helpers/read-stored.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { recordEvents } from '../../helpers/record-events.js';
 import { writeAlbum } from '../../helpers/write-album.js';
@@ -26,6 +25,13 @@ async function oneAtATime(t: TestContext): Promise<{ app: StartedApp; clock: Man
   return { app, clock, root: join(app.dataDir, '..') };
 }
 
+/** Committed items still waiting for their first download, and those handed off. */
+const waitingAndHandedOff = (app: StartedApp) =>
+  readDatabase(app.dataDir, (db) => [
+    db.prepare('SELECT count(*) FROM wishlist_items WHERE entered_seq IS NULL').pluck().get(),
+    db.prepare('SELECT count(*) FROM wishlist_items WHERE entered_seq IS NOT NULL').pluck().get(),
+  ]);
+
 const poll = (app: StartedApp) => app.crateflow.container.resolve(JobScheduler).runNow('download_poll');
 
 async function want(app: StartedApp, album: string): Promise<WishlistItem> {
@@ -42,8 +48,7 @@ describe('wishlist items waiting for their first download', () => {
     const { app, clock, root } = await oneAtATime(t);
     for (const album of ['One', 'Two', 'Three']) await want(app, album);
     await poll(app);
-    const store = app.crateflow.container.resolve(CoreStore);
-    assert.deepEqual([store.waiting.count, Object.keys(store.data.wishlist).length], [2, 1]);
+    assert.deepEqual(waitingAndHandedOff(app), [2, 1]);
     assert.deepEqual(await statuses(app), [['One', 'downloading'], ['Three', 'wanted'], ['Two', 'wanted']]);
 
     // One completes: its slot goes to Two, the album that has waited longest.
@@ -51,7 +56,7 @@ describe('wishlist items waiting for their first download', () => {
     await poll(app);
     await poll(app);
     assert.deepEqual(await statuses(app), [['Two', 'downloading'], ['One', 'downloaded'], ['Three', 'wanted']]);
-    assert.deepEqual([store.waiting.count, (await stat(join(app.dataDir, 'wishlist-waiting.jsonl'))).size === store.data.waiting_bytes], [1, true]);
+    assert.deepEqual(waitingAndHandedOff(app), [1, 2]);
   });
 
   it('are removed by DELETE (once: then 404) and by a library sync that finds them, each with wishlist_removed', async (t) => {

@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
+import { readDatabase } from '../../helpers/read-stored.js';
 import { writeAlbum } from '../../helpers/write-album.js';
 import { add, addOne, MBID_A, MBID_B, pending, startQueueApp, wishlist, type Bulk, type Page, type Problem } from './queue-test-app.js';
 
@@ -23,7 +24,7 @@ async function syncLibrary(app: StartedApp): Promise<void> {
 }
 
 describe('GET /api/v1/queue?status=', () => {
-  it('lists decided items newest decision first, paged, from the history on disk', async (t) => {
+  it('lists decided items newest decision first, paged, as numbered in the database', async (t) => {
     const { app, clock } = await startQueueApp(t);
     const items: QueueItem[] = [];
     for (let i = 0; i < 7; i++) items.push(await addOne(app, { artist: `Band ${i}`, album: 'Record' }));
@@ -40,9 +41,9 @@ describe('GET /api/v1/queue?status=', () => {
     assert.deepEqual(approved.body.items.map((i) => i.artist), ['Band 5', 'Band 3', 'Band 1']);
     assert.ok(approved.body.items.every((i) => i.decided_at), 'decided items carry when');
     assert.equal((await byStatus(app, 'pending')).body.total, 0);
-    // The decided items are no longer in the live document: they are lines of the history file.
-    const history = await readFile(join(app.dataDir, 'queue-history.jsonl'), 'utf8');
-    assert.equal(history.trim().split('\n').length, 7);
+    // Each decision is numbered in the order it was made: the order the lists above follow.
+    const decided = readDatabase(app.dataDir, (db) => db.prepare('SELECT id FROM queue_items WHERE decided_seq IS NOT NULL ORDER BY decided_seq').pluck().all());
+    assert.deepEqual(decided, items.map((item) => item.id));
   });
 
   it('answers 400 naming the field for an unknown status', async (t) => {
@@ -161,7 +162,7 @@ describe('storage.max_items', () => {
     assert.equal(full.headers.get('content-type'), 'application/problem+json');
     assert.match(full.body.detail, /storage\.max_items/);
     assert.equal(full.body.limit, 100);
-    // Deciding makes room: decided items live on disk and do not count.
+    // Deciding makes room: decided items are history and do not count.
     assert.equal((await api(app.baseUrl, 'POST', '/api/v1/queue/reject', { ids: (await pending(app, '?limit=10')).body.items.map((i) => i.id) })).status, 200);
     assert.equal((await add(app, { artist: 'One more' })).status, 201);
     await app.close();

@@ -74,7 +74,8 @@ export class QueueService {
     this.flagger = new QueueItemFlagger(queue, wishlist, library);
   }
 
-  add(candidates: readonly Candidate[]): Promise<AddResult> {
+  // Async, so that a refusal (507, 400) rejects the promise as a failed commit does, never throws at the caller.
+  async add(candidates: readonly Candidate[]): Promise<AddResult> {
     this.checkRoom(candidates.length);
     return this.unitOfWork.mutate((emit) => {
       const added: QueueItem[] = [];
@@ -132,7 +133,7 @@ export class QueueService {
   }
 
   /** Bulk decision: items that are not pending are skipped and not counted. */
-  decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
+  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
     const ids = this.select(selection, decision);
     return this.unitOfWork.mutate((emit) => {
       let count = 0;
@@ -151,7 +152,7 @@ export class QueueService {
   }
 
   /** Single decision: 404 for an unknown id, 409 when the item was already decided. */
-  decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
+  async decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
     return this.unitOfWork.mutate((emit) => {
       const found = this.pendingItem(id);
       if (!found) throw this.notPending(id);
@@ -182,7 +183,7 @@ export class QueueService {
    * Fills fields a pending item lacks (background enrichment from MusicBrainz). A field already set is never
    * overwritten, and an mbid another known item carries is not taken. Undefined when the item is no longer pending.
    */
-  completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<QueueItem | undefined> {
+  async completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<QueueItem | undefined> {
     return this.unitOfWork.mutate(() => {
       const found = this.pendingItem(id);
       if (!found) return undefined;

@@ -6,14 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type { Download } from '../../../core/downloads/download.schema.js';
-import { CoreStore } from '../../../core/storage/core-store.js';
+import { DownloadsTable } from '../../../core/downloads/downloads-table.js';
+import { UnitOfWork } from '../../../core/events/unit-of-work.js';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
 import type { Job } from '../../../core/jobs/job.schema.js';
+import { WishlistTable } from '../../../core/wishlist/wishlist-table.js';
 import { startFakeSlskd } from '../../fakes/fake-slskd.js';
 import { startFakeSubsonic, type FakeSubsonic } from '../../fakes/fake-subsonic.js';
 import { generateAlbums, type FakeAlbum } from '../../fakes/generate-albums.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
+import { readDatabase } from '../../helpers/read-stored.js';
 import { recordEvents } from '../../helpers/record-events.js';
 
 const TRACKS = ['Quorum', 'Dancing and Blood', 'Fly'];
@@ -117,24 +120,29 @@ describe('library sync removals cancel downloads like DELETE /api/v1/wishlist/{i
     const config = { storage: { dir: dataDir }, library: subsonicLibrary(subsonic) };
     const app = await startApp({ config });
     // Five copies of the owned album downloaded (as a year of downloads would leave them), and one never started.
-    await app.crateflow.container.resolve(CoreStore).mutate((data) => {
+    const { container } = app.crateflow;
+    const [wishlist, downloadsTable] = [container.resolve(WishlistTable), container.resolve(DownloadsTable)];
+    await container.resolve(UnitOfWork).mutate(() => {
       for (let i = 0; i < 5; i++) {
         const at = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
         const path = `/music/Low/Double Negative ${i}`;
-        data.wishlist[`w${i}`] = { id: `w${i}`, artist: 'Low', album: 'Double Negative', type: 'album', status: 'downloaded', added_at: at, download_path: path };
-        data.downloads[`d${i}`] = {
+        const wanted = { id: `w${i}`, artist: 'Low', album: 'Double Negative', type: 'album', status: 'wanted', added_at: at } as const;
+        wishlist.insertWaiting(wanted);
+        wishlist.enter({ ...wanted, status: 'downloaded', download_path: path });
+        downloadsTable.insert({
           id: `d${i}`, wishlist_id: `w${i}`, artist: 'Low', album: 'Double Negative', client: 'download-blackhole', state: 'completed',
           progress: 1, attempts: 1, created_at: at, updated_at: at, download_path: path,
-        };
+        });
       }
+      // Written directly: the album is already wanted five times over, so POST /wishlist would answer 409.
+      wishlist.insertWaiting({ id: 'w5', artist: 'Low', album: 'Double Negative', type: 'album', status: 'wanted', added_at: new Date(Date.UTC(2025, 0, 2)).toISOString() });
     });
-    await want(app, 'Low', 'Double Negative');
 
     const job = await sync(app);
     assert.equal(job.status, 'completed', job.error);
     assert.deepEqual(job.summary, { albums: 1, removed: 6, skipped: 0 });
-    const store = app.crateflow.container.resolve(CoreStore);
-    assert.deepEqual(Object.keys(store.data.downloads), [], 'no finished download is left in the core document');
+    const live = readDatabase(app.dataDir, (db) => db.prepare('SELECT count(*) FROM downloads WHERE archived_seq IS NULL').pluck().get());
+    assert.equal(live, 0, 'no finished download is left among the live ones');
     const expected = ['d4', 'd3', 'd2', 'd1', 'd0'];
     const listed = async (query: string) => (await api<{ items: Download[]; total: number }>(app.baseUrl, 'GET', `/api/v1/downloads${query}`)).body;
     assert.deepEqual((await listed('?status=completed&limit=2&offset=1')).items.map((d) => d.id), expected.slice(1, 3));

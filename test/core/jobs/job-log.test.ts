@@ -31,7 +31,7 @@ describe('JobLog', () => {
     );
   });
 
-  it('archives the jobs of a kind beyond its newest 100, still listed and found; a flood of one kind never archives another's', async () => {
+  it('archives the jobs of a kind beyond its newest 100, still listed and found; a flood of one kind never archives the jobs of another', async () => {
     const sync = await jobs.start('library_sync', 'manual');
     await jobs.finish(sync.id, { albums: 1 });
     const before = (await jobs.list({ kind: 'download_poll', limit: 500, offset: 0 })).total;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { api, eventually } from '../../helpers/api-client.js';
+import { readPluginEntries } from '../../helpers/read-stored.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 import { writeAlbum } from '../../helpers/write-album.js';
 import { candidate, SCRIPTED_SOURCE, sourceFiles, type SourceFiles } from './source-fixture.js';
@@ -149,7 +149,7 @@ describe('a third-party source loaded with use:', () => {
     assert.equal(picksView?.running, null);
   });
 
-  it('answers 409 with the running job while a run is in progress, and shows its progress', async () => {
+  it('answers 409 with the running job while a run is in progress, shows its progress, and keeps its cursor in the storage of its own entry', async () => {
     await picks.script({ candidates: [candidate('Low', 'Hey What', '6'), candidate('Low', 'Ones and Sixes', '7')], batch_size: 1, hold_from: 1 });
     await picks.closeGate();
     const started = await api<{ job: Job }>(app.baseUrl, 'POST', '/api/v1/sources/picks/run');
@@ -166,6 +166,10 @@ describe('a third-party source loaded with use:', () => {
     assert.equal(again.body.job.id, started.body.job.id);
     const listed = await api<{ items: SourceView[] }>(app.baseUrl, 'GET', '/api/v1/sources');
     assert.equal(listed.body.items.find((s) => s.name === 'picks')?.running?.id, started.body.job.id);
+    // The first batch taken, picks moved its cursor past it: committed under its own entry, none under the other.
+    const cursor = await eventually(async () => (await readPluginEntries(app.dataDir, 'source-picks'))['cursor'], 10_000, 'the cursor of picks to be stored');
+    assert.equal(cursor, 1);
+    assert.deepEqual(await readPluginEntries(app.dataDir, 'source-other'), {});
     await picks.openGate();
     const job = await waitForJob(app, started.body.job.id);
     assert.equal(job.summary.added, 2);
@@ -197,13 +201,10 @@ describe('a third-party source loaded with use:', () => {
     assert.ok(answer.body.errors.some((e) => e.path.includes('name')), JSON.stringify(answer.body));
   });
 
-  it('gives each entry of the same plugin its own instance and storage', async () => {
+  it('gives each entry of the same plugin its own instance (its storage: see the run in progress above)', async () => {
     const plugins = await api<{ items: { name: string }[] }>(app.baseUrl, 'GET', '/api/v1/plugins');
     const names = plugins.body.items.map((p) => p.name);
     assert.ok(names.includes('source-picks') && names.includes('source-other'), names.join(', '));
-    // The runs moved the cursor of picks: its own storage document holds it (a snapshot and a change log).
-    const files = await readdir(app.dataDir);
-    assert.ok(files.some((f) => f.startsWith('plugin-source-picks.json')), files.join(', '));
   });
 
   it('accepts reasons from POST /api/v1/queue too, and names a malformed one', async () => {

@@ -182,11 +182,6 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   }
 
   /**
-   * One credential check for `client`: reserved against `limiter` before it runs (429 when the client has no
-   * attempt left), recorded as a success or failure by its result (null = wrong). A check the gate refuses
-   * (429) or that fails reaches no verdict and counts for nothing.
-   */
-  /**
    * A credential check whose plugin failed or did not answer in time is the service's trouble, not the client's
    * fault nor a bug: 503 with Retry-After (it was a 500), and the log names the plugin and the cause.
    */
@@ -201,6 +196,11 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     }
   }
 
+  /**
+   * One credential check for `client`: reserved against `limiter` before it runs (429 when the client has no
+   * attempt left), recorded as a success or failure by its result (null = wrong). A check the gate refuses
+   * (429) or that fails reaches no verdict and counts for nothing.
+   */
   private async attempt<T>(ctx: Context | undefined, limiter: FailedLoginLimiter, client: string, check: () => Promise<T | null>): Promise<T | null> {
     const wait = limiter.reserve(client);
     if (wait > 0) {

@@ -142,16 +142,31 @@ describe('hostile input', () => {
     }
     const health = await fetchJson(`${service.baseUrl}/health`);
 
-    // Hostile names reached the blackhole: wait until the downloads have settled, then look at the disk.
-    const downloads = await settleDownloads(service.baseUrl);
-    const files = await listFiles(dir);
+    // Hostile names reached the blackhole: wait until the downloads have settled, then look at the disk. A download
+    // is `queued` from its creation, before its request file is written: one created last may still be on its way
+    // to the client on a loaded machine, so the disk is read again until every queued download has its file or
+    // a liveness bound passes (issue #27: a missing file is judged by its absence, not by a clock).
+    const settledBy = Date.now() + 120_000;
+    let downloads: Awaited<ReturnType<typeof settleDownloads>>;
+    let files: string[];
+    let fileIds: string[];
+    let requestFiles: string[];
+    let unrequested: string[];
+    for (;;) {
+      downloads = await settleDownloads(service.baseUrl);
+      files = await listFiles(dir);
+      requestFiles = files.filter((file) => file.startsWith('blackhole/requests/'));
+      // A request file is named "<artist> - <album> [<wishlist item id>].json".
+      fileIds = requestFiles.map((file) => (file.endsWith('].json') ? file.slice(file.lastIndexOf('[') + 1, -'].json'.length) : file));
+      const ids = fileIds;
+      unrequested = [...downloads.requested].filter((id) => !ids.includes(id));
+      if (unrequested.length === 0 || Date.now() > settledBy) break;
+      await sleep(500);
+    }
     const outside = files.filter((file) => !['data/', 'blackhole/requests/', 'config.yaml'].some((allowed) => file.startsWith(allowed)));
-    const requestFiles = files.filter((file) => file.startsWith('blackhole/requests/'));
     const nested = requestFiles.filter((file) => relative('blackhole/requests', file).includes('/'));
-    // A request file is named "<artist> - <album> [<wishlist item id>].json".
-    const fileIds = requestFiles.map((file) => (file.endsWith('].json') ? file.slice(file.lastIndexOf('[') + 1, -'].json'.length) : file));
-    const orphans = requestFiles.filter((_, i) => !downloads.requested.has(fileIds[i] ?? ''));
-    const unrequested = [...downloads.requested].filter((id) => !fileIds.includes(id));
+    const requestedIds = downloads.requested;
+    const orphans = requestFiles.filter((_, i) => !requestedIds.has(fileIds[i] ?? ''));
     const escaped = [...(await findNames(tmpdir(), token, 2)), ...(await findNames(REPO_ROOT, token, 2)), ...(await findNames('/', token, 1))];
     stopping = !crashed;
     const stopped = await service.stop();

@@ -7,6 +7,8 @@ import { TooManyRequestsError } from '../errors/too-many-requests-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { CidrList } from '../net/cidr.js';
 import { guardPluginCall } from '../plugins/guard-plugin-call.js';
+import { PluginError } from '../plugins/plugin-error.js';
+import { PluginUnavailableError } from '../errors/plugin-unavailable-error.js';
 import type { LoadedPluginOf } from '../plugins/plugin-host.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
 import { ApiKeyVerifier } from './api-key-verifier.js';
@@ -26,10 +28,17 @@ export interface DefaultAuthenticatorDeps {
   log: Logger;
   limits?: FailedLoginLimits;
   checkLimits?: CredentialCheckLimits;
+  /** How long a credential check (authenticate, login) may take before it is answered 503 (tests make it short). */
+  checkTimeoutMs?: number;
 }
 
 const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'viewer'];
 const PLUGIN_TIMEOUT_MS = 10_000;
+// A credential check is an scrypt hash, one at a time behind the gate: on a machine loaded to a load average of 12
+// one took over 10 s. The deadline is for a plugin that hangs, so it is generous; past it the client hears 503.
+const CHECK_TIMEOUT_MS = 30_000;
+/** What a client is told to wait after a check that did not answer in time. */
+export const CHECK_RETRY_AFTER_S = 5;
 const SCRIPT_CHALLENGE = 'Bearer realm="crateflow"';
 
 /**
@@ -51,6 +60,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   /** Failed API keys per client, apart: a browser's mistyped passwords must not lock out a bot's key. */
   private readonly keyLimiter: FailedLoginLimiter;
   private readonly gate: CredentialCheckGate;
+  private readonly checkTimeoutMs: number;
   private readonly clock: Clock;
   private readonly log: Logger;
   private busyWarnedAt = Number.NEGATIVE_INFINITY;
@@ -76,6 +86,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.gate = new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
+    this.checkTimeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
     this.clock = deps.clock;
     this.log = deps.log;
     if (config.enabled && Object.keys(config.roles).length === 0 && !this.loginAvailable) {
@@ -114,7 +125,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     }
     const plugin = this.plugin;
     if (!this.enabled || !plugin) return null;
-    const authenticate = () => guardPluginCall(plugin.name, 'authenticate', PLUGIN_TIMEOUT_MS, () => plugin.instance.authenticate(req));
+    const authenticate = () => this.check(ctx, () => guardPluginCall(plugin.name, 'authenticate', this.checkTimeoutMs, () => plugin.instance.authenticate(req)));
     // Credentials in the request may cost the plugin an scrypt check: count the attempt and take a turn at the gate.
     const identity = req.headers.authorization !== undefined ? await this.attempt(ctx, this.limiter, client, () => this.gate.run(authenticate)) : await authenticate();
     if (identity && !SAFE_METHODS.has(req.method)) this.refuseCrossSite(req, identity);
@@ -137,7 +148,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     if (crossSite) throw new CrossSiteRequestError(crossSite, this.type);
     const client = req.client_address ?? req.peer_address;
     const result = await this.attempt(undefined, this.limiter, client, () =>
-      this.gate.run(() => guardPluginCall(plugin.name, 'login', PLUGIN_TIMEOUT_MS, () => login.call(plugin.instance, credentials, req))),
+      this.gate.run(() => this.check(undefined, () => guardPluginCall(plugin.name, 'login', this.checkTimeoutMs, () => login.call(plugin.instance, credentials, req)))),
     );
     if (!result) throw new UnauthorizedError(SCRIPT_CHALLENGE, 'wrong username or password');
     return { identity: result.identity, setCookie: sessionCookie(result.session_token, { secure: req.secure, maxAgeSeconds: result.max_age_s }) };
@@ -168,6 +179,21 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     if (now - this.busyWarnedAt < 60_000) return;
     this.busyWarnedAt = now;
     this.log.warn(this.gate.load, 'refusing password and API key checks: more are waiting than the hashing queue holds (a guessing attack?)');
+  }
+
+  /**
+   * A credential check whose plugin failed or did not answer in time is the service's trouble, not the client's
+   * fault nor a bug: 503 with Retry-After (it was a 500), and the log names the plugin and the cause.
+   */
+  private async check<T>(ctx: Context | undefined, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err: unknown) {
+      if (!(err instanceof PluginError)) throw err;
+      this.log.warn({ err, plugin: err.pluginName, operation: err.operation }, 'the auth plugin could not check credentials; answered 503');
+      ctx?.set('Retry-After', String(CHECK_RETRY_AFTER_S));
+      throw new PluginUnavailableError('credentials could not be checked right now; try again in a moment', { cause: err });
+    }
   }
 
   /**

@@ -82,7 +82,7 @@ describe('the built bundle (npm start)', () => {
     assert.deepEqual(plugins.body.items.map((p) => p.name).sort(), ['download-blackhole', 'library-filesystem', 'preview-deezer', 'webhooks']);
     const added = await api<{ items: unknown[] }>(baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Hey What' });
     assert.equal(added.status, 201);
-    const [delivery] = await receiver.waitFor(1, 10_000);
+    const [delivery] = await receiver.waitFor(1, 60_000);
     assert.equal(delivery?.headers['x-webhook-event'], 'queue_added', 'outbound HTTP (undici, loaded on demand) works from the bundle');
     const page = await fetch(`${baseUrl}/queue`, { headers: { accept: 'text/html' } });
     assert.equal(page.status, 200);

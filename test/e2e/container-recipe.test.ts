@@ -86,7 +86,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
     const port = await freePort();
     const service = startImage(image, { CRATEFLOW_CONFIG: config, PORT: String(port) });
     try {
-      await waitForListening(service, 30_000);
+      await waitForListening(service);
       const base = `http://127.0.0.1:${port}`;
       assert.equal((await fetch(`${base}/health`)).status, 200);
       // docker run -p 8080:8080: the browser sends `localhost:8080`; through the compose network, a container name.
@@ -121,7 +121,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
       NAVIDROME_PASSWORD: 'compose-test-password',
     });
     try {
-      await waitForListening(service, 30_000);
+      await waitForListening(service);
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       assert.equal(health.status, 200);
       const byName = await rawRequest(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { host: 'crateflow:8080' } });

@@ -26,7 +26,7 @@ export interface FakeWebhookReceiver {
   readonly received: RecordedRequest[];
   close(): Promise<void>;
   respondWith(responder: WebhookResponder): void;
-  /** Resolves with the first `count` requests once that many have arrived; rejects after `timeoutMs`. */
+  /** Resolves with the first `count` requests once that many have arrived; rejects after `timeoutMs` (default 60 s, a liveness bound). */
   waitFor(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
 }
 
@@ -87,7 +87,7 @@ export async function startFakeWebhookReceiver(responder: WebhookResponder = () 
     respondWith(next) {
       respond = next;
     },
-    waitFor(count, timeoutMs = 5000) {
+    waitFor(count, timeoutMs = 60_000) {
       if (received.length >= count) return Promise.resolve(received.slice(0, count));
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {

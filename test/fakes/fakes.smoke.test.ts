@@ -202,7 +202,7 @@ describe('fake webhook receiver', () => {
     await assert.rejects(send());
     assert.equal((await send()).status, 302);
     assert.equal((await send()).status, 200);
-    const requests = await receiver.waitFor(3, 1000);
+    const requests = await receiver.waitFor(3, 60_000);
     assert.ok(requests.every((request) => request.body.equals(Buffer.from(body, 'utf8'))));
     await assert.rejects(receiver.waitFor(4, 50), /expected 4 webhook request/);
   });

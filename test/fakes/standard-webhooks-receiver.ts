@@ -45,7 +45,7 @@ export async function startStandardWebhooksReceiver(secret: string | Uint8Array,
   return {
     url: `${server.origin}/hook`,
     judged,
-    async waitFor(count, timeoutMs = 10_000) {
+    async waitFor(count, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (judged.length < count) {
         if (Date.now() > deadline) throw new Error(`the receiver judged ${judged.length} request(s) within ${timeoutMs} ms, expected ${count}`);

@@ -4,7 +4,7 @@ import { compileStrict } from '../../core/schema/ajv.js';
 import { formatSchemaErrors } from '../../core/schema/format-schema-errors.js';
 
 export interface PluginTestContextOptions extends TestContextOverrides {
-  /** Per-request deadline of the HTTP client, instead of the kit's 2000 ms (the library-sync bench pages 50,000 albums). */
+  /** Per-request deadline of the HTTP client, instead of the kit's 30 s (the library-sync bench pages 50,000 albums). */
   httpTimeoutMs?: number;
 }
 

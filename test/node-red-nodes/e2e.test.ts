@@ -134,7 +134,7 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     assert.ok(created);
     const itemId = created.id;
 
-    const [question] = await chat.waitFor(1, 10_000);
+    const [question] = await chat.waitFor(1, 60_000);
     assert.ok(question);
     const message = chatMessage(question.text);
     assert.equal(message.text, 'New in the queue: Portishead — Dummy');
@@ -155,7 +155,7 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
       `wishlist: ${JSON.stringify(wanted)}`,
     );
 
-    const [, confirmation] = await chat.waitFor(2, 10_000);
+    const [, confirmation] = await chat.waitFor(2, 60_000);
     assert.ok(confirmation);
     assert.equal(chatMessage(confirmation.text).text, 'Approved: Portishead — Dummy. Crateflow will download it.');
   });
@@ -164,7 +164,7 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     const added = await api('/api/v1/queue', { method: 'POST', body: JSON.stringify({ artist: 'Massive Attack', album: 'Mezzanine' }) });
     const [created] = await itemsOf(added);
     assert.ok(created);
-    await chat.waitFor(3, 10_000); // the queue_added question for this item
+    await chat.waitFor(3, 60_000); // the queue_added question for this item
     const first = await fetch(`${nodeRed.url}/crateflow/decision?action=reject&id=${created.id}`, { method: 'POST' });
     assert.equal(await first.text(), 'Rejected: Massive Attack — Mezzanine');
     const second = await fetch(`${nodeRed.url}/crateflow/decision?action=approve&id=${created.id}`, { method: 'POST' });
@@ -187,7 +187,7 @@ describe('Node-RED with the example flows against a real Crateflow', () => {
     const delivery = signWebhook(SECRET, crateflowEvent('download_completed', { artist: 'Air', album: 'Moon Safari', download_path: '/music/Air/Moon Safari' }));
     const response = await fetch(`${nodeRed.url}/crateflow/home`, { method: 'POST', headers: delivery.headers, body: delivery.body });
     assert.equal(response.status, 200);
-    const [notification] = await notify.waitFor(1, 10_000);
+    const [notification] = await notify.waitFor(1, 60_000);
     assert.ok(notification);
     const sent: unknown = JSON.parse(notification.text);
     assert.ok(typeof sent === 'object' && sent !== null && 'job_id' in sent && typeof sent.job_id === 'string', notification.text);

@@ -90,7 +90,7 @@ describe('the README\'s httpNodeAuth in Node-RED\'s settings.js, with the chat e
     const delivery = signWebhook(SECRET, crateflowEvent('queue_approved', { artist: 'Low', album: 'Trust', in_library: false }));
     const response = await fetch(`${nodeRed.url}/crateflow/chat`, { method: 'POST', headers: delivery.headers, body: delivery.body });
     assert.equal(response.status, 200, await response.clone().text());
-    const [message] = await chat.waitFor(1, 10_000);
+    const [message] = await chat.waitFor(1, 60_000);
     assert.ok(message);
     assert.equal(Reflect.get(Object(JSON.parse(message.text)), 'text'), 'Approved: Low — Trust. Crateflow will download it.');
   });

@@ -143,15 +143,10 @@ describe('hostile input', () => {
     const health = await fetchJson(`${service.baseUrl}/health`);
 
     // Hostile names reached the blackhole: wait until the downloads have settled, then look at the disk.
-    const downloads = await settleDownloads(service.baseUrl);
-    const files = await listFiles(dir);
+    const { downloads, files, requestFiles, fileIds, unrequested } = await settledBlackhole(service.baseUrl, dir);
     const outside = files.filter((file) => !['data/', 'blackhole/requests/', 'config.yaml'].some((allowed) => file.startsWith(allowed)));
-    const requestFiles = files.filter((file) => file.startsWith('blackhole/requests/'));
     const nested = requestFiles.filter((file) => relative('blackhole/requests', file).includes('/'));
-    // A request file is named "<artist> - <album> [<wishlist item id>].json".
-    const fileIds = requestFiles.map((file) => (file.endsWith('].json') ? file.slice(file.lastIndexOf('[') + 1, -'].json'.length) : file));
     const orphans = requestFiles.filter((_, i) => !downloads.requested.has(fileIds[i] ?? ''));
-    const unrequested = [...downloads.requested].filter((id) => !fileIds.includes(id));
     const escaped = [...(await findNames(tmpdir(), token, 2)), ...(await findNames(REPO_ROOT, token, 2)), ...(await findNames('/', token, 1))];
     stopping = !crashed;
     const stopped = await service.stop();
@@ -241,6 +236,25 @@ async function sendOne(pool: Pool, request: HostileRequest, outcome: Outcome, re
     // The server may close a connection after refusing an oversized request (413/431): that is an answer only
     // when the status arrived; a connection dropped without any status is a failure.
     outcome.failures.push(`no answer for ${request.kind}: ${request.method} ${request.path.slice(0, 120)} (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/**
+ * The downloads once settled, and the request files on disk. A download is `queued` from its creation, before its
+ * request file is written: one created last may still be on its way to the client on a loaded machine, so the disk
+ * is read again until every queued download has its file, within a liveness bound (issue #27).
+ */
+async function settledBlackhole(baseUrl: string, dir: string) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const downloads = await settleDownloads(baseUrl);
+    const files = await listFiles(dir);
+    const requestFiles = files.filter((file) => file.startsWith('blackhole/requests/'));
+    // A request file is named "<artist> - <album> [<wishlist item id>].json".
+    const fileIds = requestFiles.map((file) => (file.endsWith('].json') ? file.slice(file.lastIndexOf('[') + 1, -'].json'.length) : file));
+    const unrequested = [...downloads.requested].filter((id) => !fileIds.includes(id));
+    if (unrequested.length === 0 || Date.now() > deadline) return { downloads, files, requestFiles, fileIds, unrequested };
+    await sleep(500);
   }
 }
 

@@ -192,7 +192,7 @@ describe('@crateflow/sdk as a published package', { timeout: 420_000 }, () => {
 
         const add = (album: string) => fetch(`${base}/queue`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ artist: 'Low', album, source: 'test' }) });
         assert.equal((await add('Double Negative')).status, 201);
-        const [message] = await ntfy.waitFor(1, 15_000);
+        const [message] = await ntfy.waitFor(1, 60_000);
         assert.equal(message?.body.toString('utf8'), 'Low — Double Negative');
 
         // The server's http client now meets a reset connection and throws the server's HttpRequestError; the

@@ -1,6 +1,8 @@
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
+import { CHECK_RETRY_AFTER_S } from '../../auth/default-authenticator.js';
 import { CredentialChecksBusyError } from '../../errors/credential-checks-busy-error.js';
+import { PluginUnavailableError } from '../../errors/plugin-unavailable-error.js';
 import { TooManyRequestsError } from '../../errors/too-many-requests-error.js';
 import { authInfoOf } from './auth-info.routes.js';
 import { AuthInfo, LoginBody } from './auth.schema.js';
@@ -20,7 +22,7 @@ export function authRoutes(deps: { authenticator: RequestAuthenticator }): Route
       description: 'The login form of the web UI. Scripts need no session: they send an API key (or HTTP Basic in basic mode).',
       body: LoginBody,
       response: AuthInfo,
-      errors: [400, 401, 403, 415, 429],
+      errors: [400, 401, 403, 415, 429, 503],
       handle: async ({ body, request, setHeader }) => {
         try {
           const { identity, setCookie } = await authenticator.login(request, body);
@@ -29,6 +31,7 @@ export function authRoutes(deps: { authenticator: RequestAuthenticator }): Route
           return authInfoOf(authenticator, identity);
         } catch (err: unknown) {
           if (err instanceof TooManyRequestsError || err instanceof CredentialChecksBusyError) setHeader('Retry-After', String(err.retryAfterSeconds));
+          if (err instanceof PluginUnavailableError) setHeader('Retry-After', String(CHECK_RETRY_AFTER_S));
           throw err;
         }
       },

@@ -47,13 +47,16 @@ export type ServiceAndConfig<S extends TSchema, V extends ContractService> =
 export interface CommonContractOptions {
   /** Context substitutions (clock start, pre-filled storage, …). */
   context?: TestContextOverrides;
-  /** Deadline for one check (default 10 s), so a plugin that hangs fails instead of stalling the run. */
+  /**
+   * Deadline for one check (default 60 s), so a plugin that hangs fails instead of stalling the run. A liveness
+   * bound, not a speed test: on a loaded machine a check against a fake took longer than 10 s.
+   */
   timeoutMs?: number;
 }
 
 /** Registers checks as one node:test suite. */
 export function registerContract(title: string, checks: readonly ContractCheck[], options: CommonContractOptions): void {
   describe(title, () => {
-    for (const check of checks) it(check.name, { timeout: options.timeoutMs ?? 10_000 }, () => check.run());
+    for (const check of checks) it(check.name, { timeout: options.timeoutMs ?? 60_000 }, () => check.run());
   });
 }

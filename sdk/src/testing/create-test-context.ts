@@ -51,7 +51,9 @@ export function createTestContext<C>(config: C, overrides: TestContextOverrides 
   let http = overrides.http;
   let closeHttp = async (): Promise<void> => undefined;
   if (!http) {
-    const own = createHttpClient({ userAgent: 'crateflow-sdk-test', defaultTimeoutMs: 2000 });
+    // A liveness bound for requests to fakes on loopback (a plugin's own timeouts come from its config): 2 s was
+    // broken by a loaded machine, where a fake's answer took longer.
+    const own = createHttpClient({ userAgent: 'crateflow-sdk-test', defaultTimeoutMs: 30_000 });
     http = own;
     closeHttp = () => own.close();
   }

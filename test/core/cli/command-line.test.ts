@@ -45,7 +45,7 @@ async function tempDir(t: TestContext): Promise<string> {
 async function startAndStop(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Record<string, string>> {
   const child = start(args, cwd, env);
   try {
-    const { lines } = await waitForListening(child, 60_000);
+    const { lines } = await waitForListening(child);
     const entry: unknown = lines.map((line) => JSON.parse(line)).find((parsed: { msg?: string }) => parsed.msg?.startsWith('folders in use: '));
     assert.ok(entry && typeof entry === 'object' && 'paths' in entry && entry.paths && typeof entry.paths === 'object', `a "folders in use" line among:\n${lines.join('\n')}`);
     return Object.fromEntries(Object.entries(entry.paths).map(([key, value]) => [key, String(value)]));

@@ -21,7 +21,7 @@ async function runUntilListening(cwd: string, configText: string): Promise<void>
     stdio: 'pipe',
   });
   try {
-    await waitForListening(child, 60_000);
+    await waitForListening(child);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');

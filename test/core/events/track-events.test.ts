@@ -39,7 +39,7 @@ describe('events about a track item', () => {
 
     assert.deepEqual(events.dataOf('download_completed'), [{ artist: 'Slowdive', title: 'Alison', type: 'track', download_path: folder }]);
     assert.deepEqual(events.dataOf('wishlist_removed'), [{ artist: 'Ride', album: 'Nowhere' }]);
-    const deliveries = (await receiver.waitFor(2, 10_000)).map((request): unknown => JSON.parse(request.text));
+    const deliveries = (await receiver.waitFor(2, 60_000)).map((request): unknown => JSON.parse(request.text));
     assert.deepEqual(deliveries.map((d) => [Reflect.get(Object(d), 'event'), Reflect.get(Object(d), 'data')]), [
       ['wishlist_removed', { artist: 'Ride', album: 'Nowhere' }],
       ['download_completed', { artist: 'Slowdive', download_path: folder, title: 'Alison', type: 'track' }],

@@ -115,22 +115,23 @@ describe('webhooks sink: durable outbox', () => {
     const event = sampleEvent('download_completed');
 
     children.push(await startChild(dataDir, webhooks, event));
-    await receiver.waitFor(2, 10_000);
+    await receiver.waitFor(2, 60_000);
     await waitUntil('the second failure and its retry time are on disk', async () => (await storedDeliveries(dataDir))[0]?.attempts.length === 2);
     const [stored] = await storedDeliveries(dataDir);
     const dueAt = stored?.next_attempt_at ?? 0;
     await killHard(children[0] ?? assert.fail('no child'));
 
     children.push(await startChild(dataDir, webhooks));
-    const requests = await receiver.waitFor(3, 15_000);
+    // Liveness bounds only: a loaded machine may start the next process after the stored time, and then the retry
+    // goes out as soon as it starts. That it is not early is the point; how late is the start's cost (issue #27).
+    const requests = await receiver.waitFor(3, 60_000);
     const third = requests[2];
     assert.ok(third);
     assert.ok(third.receivedAt.getTime() >= dueAt - 50, `retried ${dueAt - third.receivedAt.getTime()} ms before its stored time`);
-    assert.ok(third.receivedAt.getTime() < dueAt + 2000, `retried ${third.receivedAt.getTime() - dueAt} ms after its stored time`);
     assert.equal(new Set(requests.map((r) => r.headers['x-webhook-delivery'])).size, 1);
     assert.equal(new Set(requests.map((r) => r.body.toString('hex'))).size, 1);
 
-    await waitUntil('the 2xx is on disk', async () => (await storedDeliveries(dataDir))[0]?.status === 'delivered', 5000);
+    await waitUntil('the 2xx is on disk', async () => (await storedDeliveries(dataDir))[0]?.status === 'delivered', 60_000);
     await killHard(children[1] ?? assert.fail('no child'));
     children.push(await startChild(dataDir, webhooks, event));
     await new Promise((resolve) => setTimeout(resolve, 1000));

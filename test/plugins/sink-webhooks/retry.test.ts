@@ -166,7 +166,7 @@ describe('webhooks sink: failures and retries', () => {
       await receiver.close();
     });
     await started.sink.deliver(sampleEvent('download_completed'));
-    const requests = await receiver.waitFor(3, 10_000);
+    const requests = await receiver.waitFor(3, 60_000);
     const [first, second, third] = requests.map((r) => r.receivedAt.getTime());
     assert.ok(first !== undefined && second !== undefined && third !== undefined);
     const gaps = [second - first, third - second];

@@ -1,6 +1,6 @@
 import { normalizeName, type LibraryAlbum, type LibraryArtist } from '@crateflow/sdk';
 import type { Store } from '../storage/store.js';
-import { matchKeysOf, mbidsOf, nameKeyOf, type AlbumIdentity } from './library-index.js';
+import { matchKeysOf, mbidsOf, nameKeyOf, type AlbumIdentity } from './album-keys.js';
 
 export interface LibraryPage {
   items: LibraryAlbum[];

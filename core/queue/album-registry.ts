@@ -1,4 +1,4 @@
-import { mbidsOf, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { mbidsOf, nameKeyOf, type AlbumIdentity } from '../library/album-keys.js';
 import type { Store } from '../storage/store.js';
 
 /** What an album matched: a queue item (pending or decided) or a wishlist item, with its status. */

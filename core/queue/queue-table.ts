@@ -1,6 +1,6 @@
 import { normalizeName } from '@crateflow/sdk';
 import type { Store } from '../storage/store.js';
-import { nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { nameKeyOf, type AlbumIdentity } from '../library/album-keys.js';
 import { foldForSorting } from '../sorting/fold-for-sorting.js';
 import { prefixPattern } from '../storage/like-pattern.js';
 import type { QueueItem, QueueStatus } from './queue-item.schema.js';

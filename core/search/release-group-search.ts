@@ -2,7 +2,7 @@ import type { Logger, MusicBrainz, ReleaseGroupHit } from '@crateflow/sdk';
 import { ConcurrencyLimit } from '../concurrency/concurrency-limit.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { UpstreamUnavailableError } from '../errors/upstream-unavailable-error.js';
-import type { AlbumIdentity } from '../library/library-index.js';
+import type { AlbumIdentity } from '../library/album-keys.js';
 import type { LibraryTable } from '../library/library-table.js';
 import { musicBrainzUnavailable } from '../metadata/musicbrainz-unavailable.js';
 import { coverUrlOf, creditOf, yearOf } from '../metadata/release-group-fields.js';

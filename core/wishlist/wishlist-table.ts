@@ -1,5 +1,5 @@
 import type { Store } from '../storage/store.js';
-import { mbidsOf, nameKeyOf, type AlbumIdentity } from '../library/library-index.js';
+import { mbidsOf, nameKeyOf, type AlbumIdentity } from '../library/album-keys.js';
 import type { WishlistItem, WishlistStatus } from './wishlist-item.schema.js';
 
 // A not_before that is no date never comes due, as `Date.parse(x) <= now` (NaN) never held before.

@@ -27,7 +27,7 @@ describe('one process per data dir', () => {
     for (let i = 0; i < 5; i++) assert.equal((await api(first.baseUrl, 'POST', '/api/v1/queue', { artist: `Kept ${i}`, album: 'A' })).status, 201);
     const data = join(root, 'data');
     const before = await fingerprint(data);
-    assert.ok(before.some((line) => line.startsWith('crateflow.json.changes ')), 'the first service has a live change log');
+    assert.ok(before.some((line) => line.startsWith('crateflow.db-wal ')), 'the first service has a live write-ahead log');
 
     // Same data dir, another port: the lock refuses it.
     const otherPort = await writeServiceConfig(await mkdtemp(join(tmpdir(), 'crateflow-lock-b-')), await freePort(), { storage: { dir: data } });

@@ -2,7 +2,7 @@
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { api, eventually } from '../helpers/api-client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { recordEvents } from '../helpers/record-events.js';
 import { writeAlbum } from '../helpers/write-album.js';
+import { changeDatabase } from '../helpers/write-stored.js';
 
 const API_KEY = 'k'.repeat(20);
 const SCRIPTED_LIBRARY = fileURLToPath(new URL('../fixtures/plugins/scripted-library.ts', import.meta.url));
@@ -114,9 +115,9 @@ describe('a restart on the same storage.dir', () => {
   });
 
   it('records a job left running by a server that was killed as failed at the next start', async () => {
-    // What a server killed mid-sync leaves: the running job's record as the last line of the change log.
+    // What a server killed mid-sync leaves: the running job's committed row.
     const running = { id: 'killedjob0000000000000', kind: 'library_sync', status: 'running', trigger: 'manual', started_at: '2026-01-01T00:00:00.000Z', summary: {} };
-    await appendFile(join(root, 'data', 'crateflow.json.changes'), `${JSON.stringify({ set: [['jobs', running.id, running]] })}\n`);
+    changeDatabase(join(root, 'data'), (db) => db.prepare('INSERT INTO jobs (id, kind, status, record) VALUES (?, ?, ?, ?)').run(running.id, running.kind, running.status, JSON.stringify(running)));
 
     const app = await startApp({ config });
     try {

@@ -4,7 +4,7 @@
  * the columns cannot disagree with it. `seq` (the rowid) is the order rows were inserted in.
  *
  * Match keys: `mbid` is the lower-case MusicBrainz id; `name_key` is the set of credited artists and the title
- * (core/library/library-index.ts nameKeyOf), so "is this album known?" is an indexed lookup on either.
+ * (core/library/album-keys.ts nameKeyOf), so "is this album known?" is an indexed lookup on either.
  */
 export const SCHEMA_1 = `
 CREATE TABLE queue_items (

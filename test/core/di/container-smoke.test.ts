@@ -7,11 +7,15 @@ import { DownloadService } from '../../../core/downloads/download-service.js';
 import { EventBus } from '../../../core/events/event-bus.js';
 import { JobLog } from '../../../core/jobs/job-log.js';
 import { JobScheduler } from '../../../core/jobs/job-scheduler.js';
-import { LibraryCatalog } from '../../../core/library/library-catalog.js';
 import { LibraryService } from '../../../core/library/library-service.js';
-import { KnownAlbums } from '../../../core/queue/known-albums.js';
+import { AlbumRegistry } from '../../../core/queue/album-registry.js';
+import { QueueTable } from '../../../core/queue/queue-table.js';
+import { WishlistTable } from '../../../core/wishlist/wishlist-table.js';
+import { DownloadsTable } from '../../../core/downloads/downloads-table.js';
+import { JobsTable } from '../../../core/jobs/jobs-table.js';
+import { LibraryTable } from '../../../core/library/library-table.js';
+import { UnitOfWork } from '../../../core/events/unit-of-work.js';
 import { QueueService } from '../../../core/queue/queue-service.js';
-import { CoreStore } from '../../../core/storage/core-store.js';
 import { WishlistService } from '../../../core/wishlist/wishlist-service.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 import { CoverService } from '../../../core/covers/cover-service.js';
@@ -35,7 +39,7 @@ describe('the DI container', () => {
   it('resolves every root registration', () => {
     const { container } = first.crateflow;
     for (const token of Object.values(Tokens)) assert.notEqual(container.resolve(token), undefined, String(token));
-    for (const service of [CoreStore, EventBus, LibraryCatalog, KnownAlbums, JobLog, JobScheduler, QueueService, WishlistService, DownloadService, LibraryService, CoverService, CandidateResolver, ReleaseGroupSearch, CandidateEnricher]) {
+    for (const service of [QueueTable, WishlistTable, DownloadsTable, JobsTable, LibraryTable, AlbumRegistry, UnitOfWork, EventBus, JobLog, JobScheduler, QueueService, WishlistService, DownloadService, LibraryService, CoverService, CandidateResolver, ReleaseGroupSearch, CandidateEnricher]) {
       assert.ok(container.resolve<object>(service) instanceof service, service.name);
     }
   });

@@ -8,7 +8,7 @@ import { createLogger } from '../../../core/logging/create-logger.js';
 import { DEFAULT_METADATA_POLICY } from '../../../core/net/metadata-policy.schema.js';
 import { OutboundAddressPolicy } from '../../../core/net/outbound-address-policy.js';
 import { createPluginContext } from '../../../core/plugins/plugin-context-factory.js';
-import { Database } from '../../../core/storage/database.js';
+import { Store } from '../../../core/storage/store.js';
 import { startBaitServer, type BaitServer } from '../../helpers/bait-server.js';
 
 interface Setup {
@@ -20,17 +20,17 @@ interface Setup {
 
 async function setUp(t: TestContext): Promise<Setup> {
   const dir = await mkdtemp(join(tmpdir(), 'crateflow-plugin-context-'));
-  const database = await Database.open(dir);
+  const store = await Store.open(dir);
   const upstream = await startBaitServer({ host: '127.0.0.1', body: '{}', contentType: 'application/json' });
   const other = await startBaitServer({ host: '127.0.0.1', body: 'private', contentType: 'text/plain' });
   const closers: (() => Promise<void>)[] = [];
   t.after(async () => {
     await Promise.all(closers.map((close) => close()));
-    await Promise.all([upstream.close(), other.close(), database.close()]);
+    await Promise.all([upstream.close(), other.close(), store.close()]);
     await rm(dir, { recursive: true, force: true });
   });
   const deps = {
-    database, log: createLogger('silent'), clock: systemClock(), signal: new AbortController().signal, version: '0.0.0-test', newId: () => 'id',
+    store, log: createLogger('silent'), clock: systemClock(), signal: new AbortController().signal, version: '0.0.0-test', newId: () => 'id',
     metadataPolicy: OutboundAddressPolicy.from(DEFAULT_METADATA_POLICY, 'metadata_policy'),
   };
   let count = 0;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { AlbumIdentity } from '../../../core/library/library-index.js';
+import type { AlbumIdentity } from '../../../core/library/album-keys.js';
 import { createLogger } from '../../../core/logging/create-logger.js';
 import { DownloadsTable } from '../../../core/downloads/downloads-table.js';
 import { EventLogTable } from '../../../core/events/event-log-table.js';

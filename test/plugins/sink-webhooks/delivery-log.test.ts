@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryStore } from '../../../plugins/sink-webhooks/delivery-store.js';
 import type { StoredDelivery } from '../../../plugins/sink-webhooks/delivery-record.js';
-import { DocumentPluginStorage, type PluginStorageData } from '../../../core/plugins/document-plugin-storage.js';
+import { SqlPluginStorage } from '../../../core/plugins/sql-plugin-storage.js';
 import { createLogger } from '../../../core/logging/create-logger.js';
-import { Database } from '../../../core/storage/database.js';
+import { Store } from '../../../core/storage/store.js';
 import { startFakeWebhookReceiver } from '../../fakes/fake-webhook-receiver.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { sampleEvent } from './sample-events.js';
@@ -36,9 +36,10 @@ describe('DeliveryStore.prune', () => {
   it('keeps at most maxFinished finished deliveries, dropping the oldest, and never a pending one', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'crateflow-prune-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const database = await Database.open(dir);
-    const doc = await database.document<PluginStorageData>('plugin-webhooks', () => ({ entries: {} }));
-    const store = new DeliveryStore(new DocumentPluginStorage(doc), createLogger('silent'), { maxFinished: 3, maxAgeMs: 30 * DAY });
+    const database = await Store.open(dir);
+    t.after(() => database.close());
+    const storage = new SqlPluginStorage(database, 'webhooks');
+    const store = new DeliveryStore(storage, createLogger('silent'), { maxFinished: 3, maxAgeMs: 30 * DAY });
     const now = Date.parse('2026-03-18T12:00:00.000Z');
     await store.put(record('old-pending', 'pending', now - 10 * DAY));
     for (let i = 0; i < 5; i++) await store.put(record(`done-${i}`, i % 2 ? 'failed' : 'delivered', now - (5 - i) * 1000));
@@ -50,9 +51,10 @@ describe('DeliveryStore.prune', () => {
   it('drops finished deliveries older than maxAgeMs', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'crateflow-prune-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const database = await Database.open(dir);
-    const doc = await database.document<PluginStorageData>('plugin-webhooks', () => ({ entries: {} }));
-    const store = new DeliveryStore(new DocumentPluginStorage(doc), createLogger('silent'), { maxFinished: 100, maxAgeMs: 7 * DAY });
+    const database = await Store.open(dir);
+    t.after(() => database.close());
+    const storage = new SqlPluginStorage(database, 'webhooks');
+    const store = new DeliveryStore(storage, createLogger('silent'), { maxFinished: 100, maxAgeMs: 7 * DAY });
     const now = Date.parse('2026-03-18T12:00:00.000Z');
     await store.put(record('ancient', 'delivered', now - 8 * DAY));
     await store.put(record('recent', 'failed', now - 6 * DAY));
@@ -65,9 +67,10 @@ describe('DeliveryStore count trimming and shared payloads', () => {
   it('trims the oldest finished deliveries as they finish, and drops an event payload with its last delivery', async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'crateflow-prune-'));
     t.after(() => rm(dir, { recursive: true, force: true }));
-    const database = await Database.open(dir);
-    const doc = await database.document<PluginStorageData>('plugin-webhooks', () => ({ entries: {} }));
-    const store = new DeliveryStore(new DocumentPluginStorage(doc), createLogger('silent'), { maxFinished: 3, maxAgeMs: 30 * DAY });
+    const database = await Store.open(dir);
+    t.after(() => database.close());
+    const storage = new SqlPluginStorage(database, 'webhooks');
+    const store = new DeliveryStore(storage, createLogger('silent'), { maxFinished: 3, maxAgeMs: 30 * DAY });
     const now = Date.parse('2026-03-18T12:00:00.000Z');
     const created: StoredDelivery[] = [];
     for (let i = 0; i < 60; i++) {
@@ -75,12 +78,12 @@ describe('DeliveryStore count trimming and shared payloads', () => {
       await store.create(pending, `{"n":${Math.floor(i / 2)}}`);
       created.push(pending);
     }
-    assert.equal(Object.keys(doc.data.entries).filter((k) => k.startsWith('payload/')).length, 30, 'one payload per event');
+    assert.equal([...storage.entries('payload/')].map(([key]) => key).length, 30, 'one payload per event');
     for (const pending of created) await store.put({ ...pending, status: 'delivered', updated_at: new Date(now + 1000).toISOString() });
     const left = store.page({ limit: 100, offset: 0 }).items.map((d) => d.id);
     assert.ok(left.length >= 3 && left.length < 3 + 50, `${left.length} finished deliveries kept`);
     assert.equal(left.at(-1), `d${60 - left.length}`, 'the oldest went first');
-    const payloads = Object.keys(doc.data.entries).filter((k) => k.startsWith('payload/'));
+    const payloads = [...storage.entries('payload/')].map(([key]) => key);
     const events = new Set(store.page({ limit: 100, offset: 0 }).items.map((d) => `payload/${d.event_id}`));
     assert.deepEqual(new Set(payloads), events, 'payloads are kept exactly while a delivery uses them');
     const survivor = store.get(left[0] ?? '');

@@ -8,7 +8,7 @@ import { createLogger } from '../../../core/logging/create-logger.js';
 import { createPluginContext } from '../../../core/plugins/plugin-context-factory.js';
 import { compileStrict } from '../../../core/schema/ajv.js';
 import { formatSchemaErrors } from '../../../core/schema/format-schema-errors.js';
-import { Database } from '../../../core/storage/database.js';
+import { Store } from '../../../core/storage/store.js';
 import { newId } from '../../../core/ids/new-id.js';
 
 /** The built-in sink's webhook-admin capability, whose reads answer synchronously (checked, not assumed). */
@@ -49,11 +49,11 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
   const config = structuredClone(options.webhooks);
   const validate = compileStrict<Static<typeof webhooksPlugin.manifest.configSchema>>(webhooksPlugin.manifest.configSchema);
   if (!validate(config)) throw new Error(formatSchemaErrors(validate.errors, 'webhooks').map((p) => `${p.path}: ${p.message}`).join('\n'));
-  const database = await Database.open(dataDir);
+  const store = await Store.open(dataDir);
   const clock = options.clock ?? systemClock();
   const shutdown = new AbortController();
   const { context, close: closeContext } = await createPluginContext('webhooks', config, {
-    database,
+    store,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     clock,
     signal: shutdown.signal,
@@ -77,7 +77,7 @@ export async function startWebhookSink(options: StartSinkOptions): Promise<Start
       shutdown.abort();
       await sink.stop?.();
       await closeContext();
-      await database.flush();
+      await store.close();
     })());
   return {
     sink,

@@ -27,7 +27,7 @@ import { authSessionRoutes } from './http/routes/auth-sessions.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { chooseWebhookAdmin } from './webhooks/choose-webhook-admin.js';
 import { GuardedWebhookAdmin } from './webhooks/guarded-webhook-admin.js';
-import { statsRoutes } from './http/routes/stats.routes.js';
+import { statsRoutes } from './stats/stats.routes.js';
 import { eventStreamRoutes } from './events/event-stream.routes.js';
 import { DownloadService } from './downloads/download-service.js';
 import { LibraryService } from './library/library-service.js';

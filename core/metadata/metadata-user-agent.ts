@@ -1,4 +1,4 @@
-import { PROJECT_URL } from '../project-url.js';
+import { PROJECT_URL } from './project-url.js';
 
 /**
  * The User-Agent of every request to MusicBrainz and the Cover Art Archive: `Crateflow/<version> ( <project URL> )`,

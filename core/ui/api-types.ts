@@ -16,7 +16,7 @@ import type {
 } from '@crateflow/sdk';
 import type { Download as DownloadSchema, DownloadPage as DownloadPageSchema } from '../downloads/download.schema.js';
 import type { AuthInfo as AuthInfoSchema, LoginBody as LoginBodySchema } from '../http/routes/auth.schema.js';
-import type { Stats as StatsSchema } from '../http/routes/stats.schema.js';
+import type { Stats as StatsSchema } from '../stats/stats.schema.js';
 import type { WebhookTargetList as WebhookTargetListSchema } from '../http/routes/webhooks.schema.js';
 import type { Job as JobSchema } from '../jobs/job.schema.js';
 import type { LibraryPage as LibraryPageSchema, SyncStarted as SyncStartedSchema } from '../library/library-api.schema.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { createLogger } from '../../../core/logging/create-logger.js';
 import { MusicBrainzClient, type MusicBrainzClientOptions } from '../../../core/metadata/musicbrainz-client.js';
-import { PROJECT_URL } from '../../../core/project-url.js';
+import { PROJECT_URL } from '../../../core/metadata/project-url.js';
 import { readVersion } from '../../../core/version.js';
 import { startFakeMusicBrainz, type FakeMusicBrainz, type FakeMusicBrainzOptions } from '../../fakes/fake-musicbrainz.js';
 import { listenOnLoopback } from '../../fakes/listen-on-loopback.js';

@@ -6,7 +6,7 @@ import type { MbReleaseGroup } from '../../fakes/musicbrainz-catalogue.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { writeAlbum } from '../../helpers/write-album.js';
-import { PROJECT_URL } from '../../../core/project-url.js';
+import { PROJECT_URL } from '../../../core/metadata/project-url.js';
 import { readVersion } from '../../../core/version.js';
 import { creditOf, startMetadataApp, yearOf } from '../metadata/metadata-test-app.js';
 

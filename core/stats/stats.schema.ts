@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { DomainEvent } from '@crateflow/sdk';
-import { Job } from '../../jobs/job.schema.js';
+import { Job } from '../jobs/job.schema.js';
 
 /** How many of the latest events the dashboard lists. */
 export const RECENT_EVENTS = 20;

@@ -1,10 +1,10 @@
-import type { DownloadService } from '../../downloads/download-service.js';
-import type { LibraryService } from '../../library/library-service.js';
-import type { LoadedPlugins } from '../../plugins/plugin-host.js';
-import type { QueueService } from '../../queue/queue-service.js';
-import type { EventLogTable } from '../../events/event-log-table.js';
-import type { WishlistService } from '../../wishlist/wishlist-service.js';
-import { route, type RouteSpec } from '../route.js';
+import type { DownloadService } from '../downloads/download-service.js';
+import type { LibraryService } from '../library/library-service.js';
+import type { LoadedPlugins } from '../plugins/plugin-host.js';
+import type { QueueService } from '../queue/queue-service.js';
+import type { EventLogTable } from '../events/event-log-table.js';
+import type { WishlistService } from '../wishlist/wishlist-service.js';
+import { route, type RouteSpec } from '../http/route.js';
 import { RECENT_EVENTS, Stats } from './stats.schema.js';
 
 // The dashboard waits for this at most; a backend that does not answer in time is shown as unhealthy.

@@ -1,43 +1,34 @@
-import { randomUUID } from 'node:crypto';
-import { systemClock } from '@crateflow/sdk';
-import { EventBus } from '../core/events/event-bus.js';
-import { createLogger } from '../core/logging/create-logger.js';
-import { LoadedPlugins } from '../core/plugins/plugin-host.js';
-import { CORE_COLLECTIONS, CORE_SHARED_FIELDS, emptyCoreData, type CoreData } from '../core/storage/core-data.js';
-import { CoreStore } from '../core/storage/core-store.js';
-import { Database } from '../core/storage/database.js';
+import { DownloadsTable } from '../core/downloads/downloads-table.js';
 import type { Download } from '../core/downloads/download.schema.js';
+import type { Store } from '../core/storage/store.js';
+import { benchId } from './bench-id.js';
+import type { ApprovedAlbum } from './fill-queue.js';
 
-const PER_COMMIT = 5000;
+const PER_CHANGE = 20_000;
+/** How long after its approval an album finished downloading. */
+const DOWNLOAD_MS = 600_000;
 
 /**
- * Adds the records a year of finished downloads leaves in a (stopped) service's data dir: one completed download
- * per album, archived as a library sync archives it once the album is filed. Written through the store's own
- * code (CoreStore, the archive), so the files are those the service writes; driving 45,000 albums through the
- * blackhole client one poll at a time would take hours.
+ * Adds the downloads a year of use leaves in a stopped service's store: one completed download per approved album,
+ * archived as a library sync archives it once the album is filed and its wishlist item goes. Written through the
+ * service's DownloadsTable (insert, then retireFor, the call a sync makes), so the rows are those the service
+ * writes; driving 450,000 albums through the blackhole client one poll at a time would take days.
  */
-export async function archiveFinishedDownloads(dataDir: string, albums: readonly { artist: string; album: string }[]): Promise<void> {
-  const database = await Database.open(dataDir, { exclusive: true });
-  try {
-    const doc = await database.document<CoreData>('crateflow', emptyCoreData, { collections: CORE_COLLECTIONS, sharedFields: CORE_SHARED_FIELDS });
-    const events = new EventBus(doc, new LoadedPlugins([], undefined, undefined, undefined, []), systemClock(), createLogger('silent'), randomUUID, 1000);
-    const store = await CoreStore.open(doc, events, database.dir);
-    const started = Date.UTC(2025, 0, 1);
-    for (let from = 0; from < albums.length; from += PER_COMMIT) {
-      await store.mutate((_data, _emit, { archive }) => {
-        for (let i = from; i < Math.min(albums.length, from + PER_COMMIT); i++) {
-          const { artist, album } = albums[i] ?? { artist: '', album: '' };
-          const at = new Date(started + i * 600_000).toISOString();
-          const download: Download = {
-            id: randomUUID(), wishlist_id: randomUUID(), artist, album, client: 'download-blackhole', state: 'completed', progress: 1, attempts: 1,
-            created_at: at, updated_at: at, download_path: `/srv/downloads/complete/${artist} - ${album}`,
-          };
-          archive.stage('downloads', download, { state: download.state });
-        }
-      });
-    }
-    await store.close();
-  } finally {
-    await database.close();
+export async function archiveFinishedDownloads(store: Store, albums: readonly ApprovedAlbum[]): Promise<void> {
+  const downloads = new DownloadsTable(store);
+  for (let from = 0; from < albums.length; from += PER_CHANGE) {
+    const batch = albums.slice(from, from + PER_CHANGE);
+    await store.change(() => {
+      for (const [i, { artist, album, wishlistId, decidedAt }] of batch.entries()) {
+        const at = new Date(Date.parse(decidedAt) + DOWNLOAD_MS).toISOString();
+        const download: Download = {
+          id: benchId(Date.parse(at), from + i), wishlist_id: wishlistId, artist, album, client: 'download-blackhole', state: 'completed', progress: 1, attempts: 1,
+          created_at: at, updated_at: at, download_path: `/srv/downloads/complete/${artist} - ${album}`,
+        };
+        downloads.insert(download);
+      }
+      const { archived } = downloads.retireFor(batch.map((album) => album.wishlistId));
+      if (archived !== batch.length) throw new Error(`archived ${archived} of ${batch.length} finished downloads`);
+    });
   }
 }

@@ -7,18 +7,20 @@ export interface BenchOptions {
    * comparing. Benches that know it shorten their durations and sizes.
    */
   quick: boolean;
-  /** scale.bench: the stored queue sizes to measure (default 1,000 / 10,000 / 100,000). */
+  /** scale.bench: the stored queue sizes to measure (default 1,000 / 10,000 / 100,000 / 1,000,000). */
   sizes?: readonly number[];
+  /** scale.bench: the mixes of stored items to measure (pending, decided, waiting; default all three). */
+  mixes?: readonly string[];
   /** run-all: only the benches with these names (`scale` for scale.bench.ts). */
   only?: readonly string[];
 }
 
-export const BENCH_USAGE = 'usage: npm run bench -- [--quick] [--sizes 1000,10000] [--only scale,health]';
+export const BENCH_USAGE = 'usage: npm run bench -- [--quick] [--sizes 1000,10000] [--mixes pending,decided,waiting] [--only scale,health]';
 
 export function parseBenchOptions(args: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...args],
-    options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, only: { type: 'string' } },
+    options: { quick: { type: 'boolean', default: false }, sizes: { type: 'string' }, mixes: { type: 'string' }, only: { type: 'string' } },
     strict: true,
   });
   const list = (text: string | undefined) => text?.split(',').map((part) => part.trim()).filter(Boolean);
@@ -27,6 +29,7 @@ export function parseBenchOptions(args: readonly string[]): BenchOptions {
     if (!Number.isInteger(size) || size < 10) throw new Error(`--sizes: expected whole numbers of at least 10, got "${part}"\n${BENCH_USAGE}`);
     return size;
   });
+  const mixes = list(values.mixes);
   const only = list(values.only);
-  return { quick: values.quick ?? false, ...(sizes ? { sizes } : {}), ...(only ? { only } : {}) };
+  return { quick: values.quick ?? false, ...(sizes ? { sizes } : {}), ...(mixes ? { mixes } : {}), ...(only ? { only } : {}) };
 }

@@ -8,7 +8,7 @@ const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 
 /**
  * `npm run bench`: imports every `bench/*.bench.ts` that exports `run()` and runs them one after another (each
- * prints its own figures), passing on `--quick`, `--sizes` and `--only` (see bench-options.ts). A bench that
+ * prints its own figures), passing on `--quick`, `--sizes`, `--mixes` and `--only` (see bench-options.ts). A bench that
  * fails is reported and the others still run; the exit code is then 1. Without wrk nothing runs: every HTTP
  * figure needs it.
  */

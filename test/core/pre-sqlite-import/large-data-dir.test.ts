@@ -1,5 +1,7 @@
-// The import of a data dir of 100,000 queue items, written by the old engine's own classes: every count matches
-// what was written, and the time it took is printed (measured, never asserted: a loaded machine is slower).
+// The import of a data dir of 100,000 queue items, in the files the last version before the database wrote
+// (test/helpers/write-large-old-data-dir.ts), left as a SIGKILL left them: snapshots with change logs to replay, a
+// torn last commit, line files longer than acknowledged. Every count matches what was written, and the time it took
+// is printed (measured, never asserted: a loaded machine is slower).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir } from 'node:fs/promises';
@@ -15,11 +17,11 @@ import { duplicateOf, heldBy, openAndImport, tempDir } from './old-data-dir.js';
 const ITEMS = 100_000;
 
 describe('importing a large data dir of an earlier version', () => {
-  it(`imports ${ITEMS.toLocaleString('en')} queue items with their wishlist, downloads, jobs, events, library, sources and plugin entries, every count matching`, async (t) => {
+  it(`imports ${ITEMS.toLocaleString('en')} queue items with their wishlist, downloads, jobs, events, library, sources and plugin entries from a service killed mid-commit, every count matching`, async (t) => {
     const dir = join(await tempDir(t, 'crateflow-pre-sqlite-large-'), 'data');
     await mkdir(dir);
     let started = performance.now();
-    const written = await writeLargeOldDataDir(dir, ITEMS);
+    const written = await writeLargeOldDataDir(dir, ITEMS, { end: 'killed' });
     const writeMs = performance.now() - started;
 
     started = performance.now();
@@ -33,11 +35,14 @@ describe('importing a large data dir of an earlier version', () => {
     assert.equal(written.pending + written.approved + written.rejected, ITEMS);
 
     const queue = new QueueTable(opened.store);
-    // The last item decided twice stands with its later decision; a restored one is pending and matched as such.
+    // The last item decided twice stands with its later decision; a restored one is pending and matched as such; the
+    // approval the torn commit held never happened.
     assert.equal(queue.statusOf('01q000000000000099501'), 'rejected');
     assert.equal(queue.findDecided({ artist: 'Artist 4501', album: 'Album 99501' })?.status, 'rejected');
     assert.deepEqual(duplicateOf(opened.store, { artist: 'Artist 4003', album: 'Album 99003' }), ['queue', 'pending']);
     assert.deepEqual(duplicateOf(opened.store, { artist: 'Artist 4998', album: 'Album 99998' }), ['wishlist', 'wanted']);
+    assert.deepEqual(duplicateOf(opened.store, { artist: 'Artist 4990', album: 'Album 99990' }), ['queue', 'pending']);
+    assert.deepEqual(duplicateOf(opened.store, { artist: 'x', mbid: '0000000a-0000-4000-8000-000000099502' }), ['wishlist', 'wanted'], 'by mbid, any case');
     assert.deepEqual(duplicateOf(opened.store, { artist: 'owned 7', album: 'OWNED ALBUM 9007' }), ['library', 'in_library']);
     assert.equal(new LibraryTable(opened.store).owns({ artist: 'x', mbid: '00000000-0000-4000-8000-000000009008' }), true);
     // The latest decision first: the decisions were numbered in the order of the history file.

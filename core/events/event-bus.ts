@@ -5,6 +5,8 @@ import type { EventLogTable } from './event-log-table.js';
 
 type EventData = DomainEvent['data'];
 type Listener = (event: DomainEvent) => void;
+/** Runs `work` inside the running change, in a savepoint of its own (GroupCommit joins it). */
+export type JoinChange = (work: () => void) => Promise<void>;
 
 const MAX_IN_FLIGHT_PER_SINK = 32;
 const RETRY_BASE_MS = 1000;
@@ -32,12 +34,32 @@ export class EventBus {
     private readonly sinkTimeoutMs: number,
   ) {}
 
-  /** Adds an event to the outbox, for the sinks that take its type. Call inside a change (see UnitOfWork). */
-  record(type: EventType, data: EventData): DomainEvent {
+  /**
+   * Adds an event to the outbox, for the sinks that take its type. Call inside a change (see UnitOfWork), with
+   * `joinChange` running work inside it: a sink with `record()` writes its own outbox there, in the same
+   * transaction, and is not handed the event again.
+   */
+  record(type: EventType, data: EventData, joinChange: JoinChange): DomainEvent {
     const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
-    const sinks = this.plugins.sinks.filter((sink) => this.wants(sink, type)).map((sink) => sink.name);
+    const sinks = this.plugins.sinks.filter((sink) => this.wants(sink, type) && !this.recordedBy(sink, event, joinChange)).map((sink) => sink.name);
     this.table.record(event, sinks);
     return event;
+  }
+
+  /** Whether `sink` took `event` into its own outbox, in the running change (see EventSink.record). */
+  private recordedBy(sink: LoadedPluginOf<'event-sink'>, event: DomainEvent, joinChange: JoinChange): boolean {
+    const record = sink.instance.record?.bind(sink.instance);
+    if (!record) return false;
+    let recorded = false;
+    // In a savepoint of its own: if it throws, its writes are undone and the event goes through deliver().
+    joinChange(() => {
+      const answer: unknown = record(event);
+      if (answer instanceof Promise) throw new Error('record() returned a promise; it must be synchronous');
+      recorded = true;
+    }).catch((err: unknown) => {
+      if (!recorded) this.log.warn({ err, plugin: sink.name, event: event.type }, 'event sink record() failed; the event is delivered through deliver()');
+    });
+    return recorded;
   }
 
   /** Whether `sink` takes events of `type`; a sink whose `accepts()` throws is given everything (nothing is lost). */

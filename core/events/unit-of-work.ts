@@ -15,7 +15,8 @@ export class UnitOfWork {
   mutate<T>(change: (emit: Emit) => T): Promise<T> {
     return this.store.change(({ afterCommit }) => {
       const emitted: DomainEvent[] = [];
-      const result = change((type, data) => emitted.push(this.events.record(type, data)));
+      const join = (work: () => void) => this.store.change(work);
+      const result = change((type, data) => emitted.push(this.events.record(type, data, join)));
       if (emitted.length > 0) afterCommit(() => this.events.publish(emitted));
       return result;
     });

@@ -62,14 +62,29 @@ export class DeliveryStore {
   /** Stores a new delivery and, when it is the event's first, the event's body. */
   create(record: StoredDelivery, body: string): Promise<void> {
     const writes: Promise<void>[] = [];
-    if (!this.payloads.has(record.event_id)) {
+    const firstOfEvent = !this.payloads.has(record.event_id);
+    if (firstOfEvent) {
       this.payloads.set(record.event_id, body);
       writes.push(this.storage.set(PAYLOAD + record.event_id, body));
     }
-    if (!this.records.has(record.id)) this.payloadUsers.set(record.event_id, (this.payloadUsers.get(record.event_id) ?? 0) + 1);
+    const isNew = !this.records.has(record.id);
+    if (isNew) this.payloadUsers.set(record.event_id, (this.payloadUsers.get(record.event_id) ?? 0) + 1);
     this.records.set(record.id, record);
     writes.push(this.storage.set(DELIVERY + record.id, record));
-    return Promise.all(writes).then(() => undefined);
+    return Promise.all(writes).then(
+      () => undefined,
+      (err: unknown) => {
+        // Not stored (the change it was recorded in was undone, or the disk refused it): memory forgets it too.
+        if (isNew && this.records.get(record.id) === record) {
+          this.records.delete(record.id);
+          const users = (this.payloadUsers.get(record.event_id) ?? 1) - 1;
+          if (users > 0) this.payloadUsers.set(record.event_id, users);
+          else this.payloadUsers.delete(record.event_id);
+        }
+        if (firstOfEvent && !this.payloadUsers.has(record.event_id)) this.payloads.delete(record.event_id);
+        throw err;
+      },
+    );
   }
 
   /** Stores a changed delivery; a finished one joins the log's count, and the oldest beyond the limit go. */

@@ -84,6 +84,11 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
 
   return {
     deliver,
+    // The deliveries are written in the transaction of the change that fired the event (their writes join it), so
+    // the outbox holds exactly the committed changes' events; they go to the outbox once that commit is durable.
+    record(event: DomainEvent) {
+      deliver(event).catch((err: unknown) => ctx.log.debug({ err, event: event.type }, 'deliveries not recorded: their change was undone or not saved'));
+    },
     // Events no enabled webhook lists are not journaled by the server at all: no disk flush for them.
     accepts: (type: EventType) => [...webhooks.values()].some((webhook) => webhook.enabled && webhook.events.includes(type)),
     async start() {

@@ -27,6 +27,22 @@ export interface EventSink extends PluginLifecycle {
    */
   accepts?(type: EventType): boolean;
   /**
+   * Optional, added to API version 1 after sdk 1.0.0 (feature-detected): keep your own outbox in the same
+   * transaction as the change. The server calls `record()` synchronously inside the transaction that commits the
+   * change that fired `event`, before it commits. Writes to `ctx.storage` started during the call (`set`, `delete`;
+   * do not await them inside) commit in that transaction, so after a crash the change and your record of its event
+   * are on disk together or not at all. Their promises settle once the transaction is durable (or reject if it is
+   * undone). An event you record is not handed to `deliver()`: send it from your own worker once the writes settle.
+   * Keep it fast and free of I/O besides storage; if it throws, its writes are undone and the event goes to
+   * `deliver()` as usual.
+   *
+   * @example
+   * record: (event) => {
+   *   void ctx.storage.set(`outbox/${event.id}`, { type: event.type }).then(() => worker.wake(), () => undefined);
+   * },
+   */
+  record?(event: DomainEvent): void;
+  /**
    * Optional capability, added to API version 1 after sdk 1.0.0 (feature-detected): the sink delivers events
    * to HTTP endpoints an operator configures and keeps a delivery log, and the server serves
    * `/api/v1/webhooks/*` from it (list, test, delivery log, redeliver). The server finds it by this member,

@@ -105,6 +105,75 @@ describe('GroupCommit', () => {
   });
 });
 
+describe('GroupCommit: a change started inside a running change', () => {
+  it('joins its transaction: no commit of its own, settled only once that transaction is durable', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    let inner: Promise<unknown> | undefined;
+    let innerSettled = false;
+    const outer = commits.run(() => {
+      insert.run('outer', 1);
+      inner = commits.run(() => insert.run('inner', 2)).then(() => {
+        innerSettled = true;
+      });
+      assert.equal(innerSettled, false);
+    });
+    await outer;
+    await inner;
+    assert.equal(commits.committed, 1, 'one transaction');
+    assert.deepEqual(db.prepare('SELECT id FROM items ORDER BY id').all(), [{ id: 'inner' }, { id: 'outer' }]);
+  });
+
+  it('is undone with the change around it, and its caller is told', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    let inner: Promise<unknown> | undefined;
+    const outer = commits.run(() => {
+      inner = commits.run(() => insert.run('inner', 2));
+      throw new Error('the outer change fails after it');
+    });
+    await assert.rejects(outer, /the outer change fails/);
+    await assert.rejects(inner ?? Promise.resolve(), /undone with the change it was made in/);
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), []);
+  });
+
+  it('that fails is undone alone: the change around it commits', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
+    let inner: Promise<unknown> | undefined;
+    await commits.run(() => {
+      insert.run('outer', 1);
+      inner = commits.run(() => {
+        insert.run('inner', 2);
+        insert.run('negative', -1); // the CHECK refuses it
+      });
+      inner.catch(() => undefined);
+    });
+    await assert.rejects(inner ?? Promise.resolve(), /CHECK constraint failed/);
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), [{ id: 'outer' }]);
+  });
+
+  it('fails with the transaction when the disk refuses it, even if the change around it catches the error', async (t) => {
+    const db = await database(t);
+    const commits = new GroupCommit(db);
+    const pages = Number(db.pragma('page_count', { simple: true }));
+    db.pragma(`max_page_count = ${pages + 1}`);
+    let inner: Promise<unknown> | undefined;
+    const outer = commits.run(() => {
+      db.prepare("INSERT INTO items (id, n) VALUES ('outer', 1)").run();
+      inner = commits.run(() => db.prepare('INSERT INTO items (id, n) VALUES (?, 2)').run('x'.repeat(50_000)));
+      inner.catch(() => undefined);
+    });
+    await assert.rejects(outer, ServiceUnavailableError);
+    await assert.rejects(inner ?? Promise.resolve());
+    db.pragma('max_page_count = 1073741823');
+    assert.deepEqual(db.prepare('SELECT id FROM items').all(), [], 'nothing of it is left');
+  });
+});
+
 describe('GroupCommit.runLazily', () => {
   it('joins the next commit someone waits for, adding no transaction of its own', async (t) => {
     const db = await database(t);

@@ -1,11 +1,12 @@
 import { access, constants, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { DataDirLock } from './data-dir-lock.js';
 import { DamagedDatabaseError } from './damaged-database-error.js';
 import { GroupCommit, type Change } from './group-commit.js';
 import { migrate } from './schema-migrations.js';
 import { isDamagedDatabase, isStorageFailure } from './storage-failure.js';
+import { findWalDamage } from './wal-check.js';
 
 export const DATABASE_FILE = 'crateflow.db';
 
@@ -94,6 +95,11 @@ export class Store {
 }
 
 function openDatabase(file: string): Database {
+  // Before SQLite reads the log: its recovery would drop what follows a damaged frame without a word.
+  const walDamage = findWalDamage(`${file}-wal`);
+  if (walDamage) {
+    throw new DamagedDatabaseError(file, `frame ${walDamage.frame} of its write-ahead log ${basename(file)}-wal is damaged, and ${walDamage.committedAfter} committed transaction(s) follow it, which SQLite would drop`);
+  }
   let db: Database | undefined;
   try {
     db = new BetterSqlite3(file);

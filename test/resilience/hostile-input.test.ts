@@ -10,6 +10,7 @@ import { Pool } from 'undici';
 import { loadConfig } from '../../core/config/load-config.js';
 import { createCrateflow } from '../../core/create-crateflow.js';
 import { createLogger } from '../../core/logging/create-logger.js';
+import { DATABASE_FILE } from '../../core/storage/store.js';
 import { REPO_ROOT } from '../helpers/run-service.js';
 import { runConfigFuzz } from './config-fuzz.js';
 import { hostileRequests, type HostileRequest } from './hostile-corpus.js';
@@ -350,6 +351,6 @@ async function reloadAndValidate(configPath: string): Promise<{ summary: string;
   } finally {
     await crateflow.close();
   }
-  const size = (await stat(join(configPath, '..', 'data', 'crateflow.json'))).size;
-  return { summary: `loads (${(size / 1024).toFixed(0)} KiB crateflow.json); every list valid against its schema: ${counts.join(', ')}`, failures };
+  const size = (await stat(join(configPath, '..', 'data', DATABASE_FILE))).size;
+  return { summary: `loads (${(size / 1024).toFixed(0)} KiB ${DATABASE_FILE}); every list valid against its schema: ${counts.join(', ')}`, failures };
 }

@@ -3,6 +3,7 @@ import { DownloadState } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../http/route.js';
 import { Download, DownloadPage } from './download.schema.js';
 import type { DownloadService } from './download-service.js';
+import { PageLimit, PageOffset } from '../http/page-query.schema.js';
 
 /** The downloads API (CONTRACT §2). */
 export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
@@ -11,7 +12,7 @@ export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
       method: 'get', path: '/downloads', tag: 'downloads', access: 'viewer',
       summary: 'Downloads, newest first: those of wishlist items, then the finished ones of albums that left the wishlist (from the archive)',
       query: Type.Object(
-        { status: Type.Optional(DownloadState), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
+        { status: Type.Optional(DownloadState), limit: PageLimit, offset: PageOffset },
         { additionalProperties: false },
       ),
       response: DownloadPage,

@@ -4,6 +4,7 @@ import { Job, JobStatus } from '../jobs/job.schema.js';
 import type { JobLog } from '../jobs/job-log.js';
 import { LibraryPage, SyncStarted } from './library-api.schema.js';
 import type { LibraryService } from './library-service.js';
+import { PageLimit, PageOffset } from '../http/page-query.schema.js';
 
 const JobId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
@@ -20,7 +21,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
       method: 'get', path: '/library', tag: 'library', access: 'viewer',
       summary: 'Albums known from the last sync',
       query: Type.Object(
-        { q: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
+        { q: Type.Optional(Type.String({ maxLength: 200 })), limit: PageLimit, offset: PageOffset },
         { additionalProperties: false },
       ),
       response: LibraryPage,
@@ -32,7 +33,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
       query: Type.Object(
         {
           kind: Type.Optional(Type.String({ maxLength: 64 })), status: Type.Optional(JobStatus),
-          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }),
+          limit: PageLimit, offset: PageOffset,
         },
         { additionalProperties: false },
       ),

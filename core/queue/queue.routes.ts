@@ -5,13 +5,14 @@ import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
 import type { ProposalIntake } from './proposal-intake.js';
 import { ProposedCandidate } from './proposed-candidate.schema.js';
+import { PageLimit, PageOffset } from '../http/page-query.schema.js';
 
 const MAX_BATCH = 1000;
 const StatusQuery = Type.Object(
   {
     status: QueueStatus,
-    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-    offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
+    limit: PageLimit,
+    offset: PageOffset,
   },
   { additionalProperties: false },
 );
@@ -34,8 +35,8 @@ export const AddResult = Type.Object(
 );
 const PendingQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-    offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
+    limit: PageLimit,
+    offset: PageOffset,
     sort: Type.Union([Type.Literal('added_at'), Type.Literal('score'), Type.Literal('artist'), Type.Literal('year')], { default: 'added_at' }),
     order: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')], { description: 'default: asc (A–Z) for sort=artist, desc (newest, best, latest first) otherwise' })),
     source: Type.Optional(Type.String({ maxLength: 100, description: 'only items from this source' })),

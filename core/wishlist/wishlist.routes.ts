@@ -5,6 +5,7 @@ import { ProposedCandidate } from '../queue/proposed-candidate.schema.js';
 import type { DownloadService } from '../downloads/download-service.js';
 import { WishlistItem, WishlistPage, WishlistStatus } from './wishlist-item.schema.js';
 import type { WishlistService } from './wishlist-service.js';
+import { PageLimit, PageOffset } from '../http/page-query.schema.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'wishlist item id' });
 
@@ -16,8 +17,8 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
       summary: 'Wishlist items: those with a download (newest first), then those waiting for one (most recently added first)',
       query: Type.Object(
         {
-          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-          offset: Type.Integer({ minimum: 0, default: 0 }),
+          limit: PageLimit,
+          offset: PageOffset,
           status: Type.Optional(WishlistStatus),
         },
         { additionalProperties: false },

@@ -6,13 +6,14 @@ import { ValidationError } from '../../errors/validation-error.js';
 import type { GuardedWebhookAdmin } from '../../webhooks/guarded-webhook-admin.js';
 import { route, type RouteSpec } from '../route.js';
 import { WebhookTargetList } from './webhooks.schema.js';
+import { PageLimit, PageOffset } from '../page-query.schema.js';
 
 const DeliveryQuery = Type.Object(
   {
     webhook: Type.Optional(Type.String({ minLength: 1, description: 'only deliveries to this webhook (by name)' })),
     status: Type.Optional(WebhookDeliveryStatus),
-    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: PageLimit,
+    offset: PageOffset,
   },
   { additionalProperties: false },
 );

@@ -38,7 +38,7 @@ describe('webhooks sink: its outbox in the transaction of the change', () => {
     assert.equal(stored.deliveries.length, 1, 'the delivery is on disk as the change is acknowledged');
     assert.equal(stored.coreOutbox, 0, 'the sink took the event in the transaction: core keeps no outbox row for it');
     const [request] = await receiver.waitFor(1);
-    assert.equal(JSON.parse(request?.body ?? '{}').data.artist, 'Low');
+    assert.equal(JSON.parse(request?.text ?? '{}').data.artist, 'Low');
   });
 
   it('stores no delivery for a change that is undone, and sends nothing', async (t) => {
@@ -56,7 +56,7 @@ describe('webhooks sink: its outbox in the transaction of the change', () => {
     // A change that commits afterwards is sent; the undone one never was.
     await work.mutate((emit) => emit('queue_added', { id: 'q2', artist: 'Kept', album: 'A' }));
     const [request] = await receiver.waitFor(1);
-    assert.equal(JSON.parse(request?.body ?? '{}').data.artist, 'Kept');
+    assert.equal(JSON.parse(request?.text ?? '{}').data.artist, 'Kept');
     assert.equal(storedFor(app.dataDir).deliveries.length, 1);
     assert.equal(receiver.received.length, 1);
   });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
+import { DATABASE_FILE } from '../../core/storage/store.js';
+import { readDatabase } from '../helpers/read-stored.js';
 import { fetchJson, numberAt, postJson, recordOf, recordsAt, stringAt } from './json-fields.js';
 import { between, runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './service-process.js';
@@ -13,7 +15,10 @@ import { ms, percentile, printReport } from './statistics.js';
 // Issue 10, part 2: crash consistency of the store. A real service process (core/main.ts) takes concurrent
 // additions, approvals and rejections over HTTP and is killed with kill -9 at a random moment; the next start
 // on the same data dir must load the store and show every mutation whose HTTP answer had arrived (and, for
-// mutations whose answer never came, either all of it or nothing). No temp files may pile up.
+// mutations whose answer never came, either all of it or nothing). Nothing may pile up in the data dir: no file
+// but the database, its WAL and shared-memory index, the lock and the metadata cache, and a WAL that stays near
+// SQLite's checkpoint size. After the last kill of each dir a clean stop leaves the database alone, whole by
+// SQLite's full integrity check, with the counts its triggers keep equal to its rows.
 //
 // Sizing (CI: 2 cores, whole suite ≤ 30 min): 200 kills in 4 parallel chains; each data dir takes 25 kills and is
 // then checked once more and replaced, so the store stays a realistic size. Starting the service costs ~1.5 s
@@ -25,6 +30,16 @@ const CHAINS = 4;
 const RUNS_PER_DIR = 25;
 const WORKERS = 4;
 const KILL_AFTER_MS: [number, number] = [20, 700];
+const WAL_FILE = `${DATABASE_FILE}-wal`;
+/** What a running service keeps in its data dir (the lock's name is data-dir-lock.ts's; `cache` holds metadata). */
+const RUNNING_FILES = new Set([DATABASE_FILE, WAL_FILE, `${DATABASE_FILE}-shm`, 'crateflow.lock', 'cache']);
+/** What a clean stop leaves: the WAL folded into the database and removed with its index, the lock released. */
+const STOPPED_FILES = new Set([DATABASE_FILE, 'cache']);
+/**
+ * SQLite copies the WAL into the database once it holds 1000 pages (4 KiB each here) and then writes it again from
+ * its start, so a WAL past twice that means checkpoints no longer keep up: the log piles up.
+ */
+const MAX_WAL_BYTES = 8 * 1024 * 1024;
 
 type Decision = 'approve' | 'reject';
 
@@ -51,7 +66,7 @@ interface Totals {
   ackedDecisions: number;
   unanswered: number;
   resolvedUnanswered: { applied: number; notApplied: number };
-  maxTempFiles: number;
+  maxWalBytes: number;
   startMs: number[];
   killAfterMs: number[];
   checksPassed: number;
@@ -72,7 +87,7 @@ describe('store crash consistency under kill -9', () => {
       ackedDecisions: 0,
       unanswered: 0,
       resolvedUnanswered: { applied: 0, notApplied: 0 },
-      maxTempFiles: 0,
+      maxWalBytes: 0,
       startMs: [],
       killAfterMs: [],
       checksPassed: 0,
@@ -88,7 +103,7 @@ describe('store crash consistency under kill -9', () => {
       ['acknowledged mutations', `${totals.ackedAdds} additions, ${totals.ackedDecisions} approvals/rejections — all present after restart`],
       ['unanswered at the kill', `${totals.unanswered} requests; of the candidates and decisions they carried, ${totals.resolvedUnanswered.applied} were found applied whole after the restart, ${totals.resolvedUnanswered.notApplied} not at all`],
       ['consistency checks', `${totals.checksPassed} restarts checked (store loads, /health 200, every acknowledged change there, approvals have their wishlist item)`],
-      ['temp files', `at most ${totals.maxTempFiles} *.tmp in a data dir right after a kill (one per document at most), none after a clean stop`],
+      ['data dir', `only ${[...RUNNING_FILES].join(', ')} right after a kill (largest WAL ${(totals.maxWalBytes / 1024).toFixed(0)} KiB, limit ${MAX_WAL_BYTES / 1024 / 1024} MiB); only ${[...STOPPED_FILES].join(', ')} after a clean stop, the database whole (integrity_check) and its counts equal to its rows`],
       ['service start', `median ${ms(percentile(totals.startMs, 50))}, p99 ${ms(percentile(totals.startMs, 99))}`],
       ['wall time', `${seconds.toFixed(0)} s`],
     ]);
@@ -111,21 +126,23 @@ async function runChain(chain: number, runs: number, root: string, random: () =>
       await checkConsistency(service, state, totals, `chain ${chain}, dir ${done}, run ${run}`);
       totals.checksPassed++;
       await loadAndKill(service, state, random, totals);
-      const temps = (await readdir(dataDir)).filter((name) => name.includes('.tmp'));
-      totals.maxTempFiles = Math.max(totals.maxTempFiles, temps.length);
-      const documents = (await readdir(dataDir)).filter((name) => name.endsWith('.json')).length;
-      assert.ok(temps.length <= documents, `at most one temp file per document after a kill, found ${temps.join(', ')}`);
+      const stray = (await readdir(dataDir)).filter((name) => !RUNNING_FILES.has(name));
+      assert.deepEqual(stray, [], 'nothing but the database, its WAL and index, the lock and the cache after a kill');
+      const walBytes = await stat(join(dataDir, WAL_FILE)).then((wal) => wal.size, () => 0);
+      totals.maxWalBytes = Math.max(totals.maxWalBytes, walBytes);
+      assert.ok(walBytes <= MAX_WAL_BYTES, `the WAL holds ${walBytes} bytes after a kill: checkpoints do not keep up`);
       totals.runs++;
     }
     done += inThisDir;
-    // The last kill of this dir is checked by one more start, which then stops cleanly: no temp file is left.
+    // The last kill of this dir is checked by one more start, which then stops cleanly: the database alone is left.
     const service = await timedStart(configPath, port, totals);
     await checkConsistency(service, state, totals, `chain ${chain}, dir ${done}, final`);
     totals.checksPassed++;
     const stopped = await service.stop();
     assert.equal(stopped.code, 0, `clean stop:\n${service.output()}`);
-    const left = (await readdir(dataDir)).filter((name) => name.includes('.tmp'));
-    assert.deepEqual(left, [], 'no temp file is left after a clean stop');
+    const left = (await readdir(dataDir)).filter((name) => !STOPPED_FILES.has(name));
+    assert.deepEqual(left, [], 'a clean stop leaves the database alone (no WAL, no index, no lock)');
+    checkStoredCounts(dataDir);
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -253,6 +270,27 @@ async function checkConsistency(service: ServiceProcess, state: ChainState, tota
     }
   }
   for (const artist of pendingByArtist.keys()) assert.ok(state.items.has(artist), `${where}: "${artist}" is pending but was never sent`);
+}
+
+/**
+ * The stopped database read directly: SQLite's full integrity check (every page, every index entry against its
+ * row) passes, and the counts the triggers keep per status equal the rows, so no kill split a row from its count.
+ */
+function checkStoredCounts(dataDir: string): void {
+  readDatabase(dataDir, (db) => {
+    assert.deepEqual(db.pragma('integrity_check', { simple: false }), [{ integrity_check: 'ok' }]);
+    const counted = (sql: string) => Object.fromEntries((db.prepare(sql).all() as { k: string; n: number }[]).filter((row) => row.n !== 0).map((row) => [row.k, row.n]));
+    assert.deepEqual(
+      counted("SELECT status || '/' || source AS k, n FROM queue_counts ORDER BY k"),
+      counted("SELECT status || '/' || source AS k, count(*) AS n FROM queue_items GROUP BY status, source ORDER BY k"),
+      'queue_counts equal the queue rows',
+    );
+    assert.deepEqual(
+      counted("SELECT status || '/' || waiting AS k, n FROM wishlist_counts ORDER BY k"),
+      counted("SELECT status || '/' || (entered_seq IS NULL) AS k, count(*) AS n FROM wishlist_items GROUP BY status, entered_seq IS NULL ORDER BY k"),
+      'wishlist_counts equal the wishlist rows',
+    );
+  });
 }
 
 async function listAll(url: string): Promise<Record<string, unknown>[]> {

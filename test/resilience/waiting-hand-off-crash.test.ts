@@ -5,16 +5,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { api } from '../helpers/api-client.js';
+import { readDatabase } from '../helpers/read-stored.js';
 import { between, runSeed, seededRandom } from './seeded-random.js';
 import { SERVICE_CHILD, freePort, killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './service-process.js';
 import { writeServiceConfig } from './write-service-config.js';
 
-// Issue 17: approved albums wait in wishlist-waiting.jsonl and move into the core document in the commit that
-// hands them to the download client. A real service process approves a batch at every run (the hand-off starts at
-// once) while removals free download slots, and is killed with kill -9 at a random moment. After every restart
-// each acknowledged approval has exactly one wishlist item (waiting or with a download, never both or neither)
-// unless its removal was acknowledged, and every item being downloaded has exactly one download. Lean: one data
-// dir, under 500 items (one page lists them all at one moment), ~10 s in all.
+// Issue 17: approved albums wait on the wishlist (entered_seq NULL) and enter it in the commit that hands them to
+// the download client (entered_seq set, the download inserted). A real service process approves a batch at every
+// run (the hand-off starts at once) while removals free download slots, and is killed with kill -9 at a random
+// moment. After every restart each acknowledged approval has exactly one wishlist item (waiting or with a
+// download, never both or neither) unless its removal was acknowledged, and every item being downloaded has
+// exactly one download; in the database no waiting item has a download. Lean: one data dir, under 500 items (one
+// page lists them all at one moment), ~10 s in all.
 
 const RUNS = 6;
 const BATCH = 60;
@@ -78,6 +80,11 @@ describe('waiting wishlist items across kill -9', () => {
       const downloading = wishlist.items.filter((item) => item.status === 'downloading');
       assert.deepEqual(downloading.filter((item) => !activeFor.has(item.id)).map((item) => item.id), [], `${context}: items downloading without a download`);
       assert.ok(active.length <= MAX_ACTIVE, `${context}: ${active.length} downloads active, at most ${MAX_ACTIVE} may be`);
+      // Read beside the running service (a read-only connection sees the last commit): a hand-off is one commit.
+      const waitingWithDownload = readDatabase(join(dir, 'data'), (db) =>
+        db.prepare('SELECT DISTINCT w.id FROM wishlist_items w JOIN downloads d ON d.wishlist_id = w.id WHERE w.entered_seq IS NULL').pluck().all(),
+      );
+      assert.deepEqual(waitingWithDownload, [], `${context}: waiting items that have a download`);
       handedOff += downloading.length;
       if (run === RUNS) {
         assert.ok(handedOff > MAX_ACTIVE, `${context}: only ${handedOff} hand-offs seen`);
@@ -87,7 +94,7 @@ describe('waiting wishlist items across kill -9', () => {
       }
 
       // Free the download slots (each removal cancels a download), then add and approve a new batch: the hand-off
-      // that follows the approval moves waiting items into the document while the kill lands.
+      // that follows the approval hands waiting items to the download client while the kill lands.
       for (const item of downloading) {
         const res = await api(service.baseUrl, 'DELETE', `/api/v1/wishlist/${item.id}`);
         if (res.status === 204 && item.queue_id) removed.add(item.queue_id);

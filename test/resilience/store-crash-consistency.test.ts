@@ -22,8 +22,8 @@ import { ms, percentile, printReport } from './statistics.js';
 //
 // Sizing (CI: 2 cores, whole suite ≤ 30 min): 200 kills in 4 parallel chains; each data dir takes 25 kills and is
 // then checked once more and replaced, so the store stays a realistic size. Starting the service costs ~1.5 s
-// of tsx loading, so this part takes about 3–5 min. Kills of a writer that compacts on nearly every commit, or
-// tears large appends, are in store-log-crash.test.ts.
+// of tsx loading, so this part takes about 3–5 min. Kills of a writer that checkpoints after nearly every commit,
+// or cuts large commits part way, are in store-log-crash.test.ts.
 
 const RUNS = 200;
 const CHAINS = 4;

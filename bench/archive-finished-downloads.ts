@@ -4,7 +4,7 @@ import type { Store } from '../core/storage/store.js';
 import { benchId } from './bench-id.js';
 import type { ApprovedAlbum } from './fill-queue.js';
 
-const PER_CHANGE = 20_000;
+const PER_TRANSACTION = 20_000;
 /** How long after its approval an album finished downloading. */
 const DOWNLOAD_MS = 600_000;
 
@@ -14,11 +14,12 @@ const DOWNLOAD_MS = 600_000;
  * service's DownloadsTable (insert, then retireFor, the call a sync makes), so the rows are those the service
  * writes; driving 450,000 albums through the blackhole client one poll at a time would take days.
  */
-export async function archiveFinishedDownloads(store: Store, albums: readonly ApprovedAlbum[]): Promise<void> {
+export function archiveFinishedDownloads(store: Store, albums: readonly ApprovedAlbum[]): void {
   const downloads = new DownloadsTable(store);
-  for (let from = 0; from < albums.length; from += PER_CHANGE) {
-    const batch = albums.slice(from, from + PER_CHANGE);
-    await store.change(() => {
+  for (let from = 0; from < albums.length; from += PER_TRANSACTION) {
+    const batch = albums.slice(from, from + PER_TRANSACTION);
+    // A plain transaction, not store.change(): see fill-data-dir.ts.
+    store.db.transaction(() => {
       for (const [i, { artist, album, wishlistId, decidedAt }] of batch.entries()) {
         const at = new Date(Date.parse(decidedAt) + DOWNLOAD_MS).toISOString();
         const download: Download = {
@@ -29,6 +30,6 @@ export async function archiveFinishedDownloads(store: Store, albums: readonly Ap
       }
       const { archived } = downloads.retireFor(batch.map((album) => album.wishlistId));
       if (archived !== batch.length) throw new Error(`archived ${archived} of ${batch.length} finished downloads`);
-    });
+    }).immediate();
   }
 }

@@ -8,7 +8,7 @@ import { WishlistTable } from '../core/wishlist/wishlist-table.js';
 import { benchId } from './bench-id.js';
 
 /** Items per transaction: big enough that a million take seconds, small enough that the WAL stays tens of MB. */
-const PER_CHANGE = 20_000;
+const PER_TRANSACTION = 20_000;
 /** One in PENDING_EVERY items stays pending (10%) in the decided mixes; the others are decided, half each way. */
 const PENDING_EVERY = 10;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -65,7 +65,7 @@ export function benchCandidate(index: number, prefix = 'Scale') {
  * table itself would insert every item pending and then rewrite nine in ten as decided, three times the work, and a
  * million items would take minutes instead of seconds. queue-rows-agree.ts checks the rows against the table's own.
  */
-export async function fillQueue(store: Store, size: number, mix: QueueMix): Promise<FilledQueue> {
+export function fillQueue(store: Store, size: number, mix: QueueMix): FilledQueue {
   const insert = store.db.prepare(`INSERT INTO queue_items (id, status, source, added_at, score, year, name_sort, search_text, mbid, name_key, decided_seq, record)
     VALUES (@id, @status, @source, @added_at, @score, @year, @name_sort, @search_text, @mbid, @name_key, @decided_seq, @record)`);
   const wishlist = new WishlistTable(store);
@@ -74,9 +74,10 @@ export async function fillQueue(store: Store, size: number, mix: QueueMix): Prom
   const firstAddedAt = Date.now() - YEAR_MS;
   const step = YEAR_MS / size;
   let decisions = 0;
-  for (let from = 0; from < size; from += PER_CHANGE) {
-    await store.change(() => {
-      for (let index = from; index < Math.min(size, from + PER_CHANGE); index++) {
+  for (let from = 0; from < size; from += PER_TRANSACTION) {
+    // A plain transaction, not store.change(): see fill-data-dir.ts.
+    store.db.transaction(() => {
+      for (let index = from; index < Math.min(size, from + PER_TRANSACTION); index++) {
         const item = itemAt(index, mix, firstAddedAt, step);
         if (item.status === 'pending') filled.pending.push({ id: item.id, mbid: item.mbid ?? '' });
         else if (item.status === 'rejected') filled.rejected++;
@@ -90,7 +91,7 @@ export async function fillQueue(store: Store, size: number, mix: QueueMix): Prom
         insert.run(queueRowOf(item, item.status === 'pending' ? null : ++decisions));
         if (sampled.has(index)) filled.sample.push(item);
       }
-    });
+    }).immediate();
   }
   return filled;
 }

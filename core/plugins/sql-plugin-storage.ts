@@ -1,4 +1,4 @@
-import type { JsonValue, PluginStorage } from '@crateflow/sdk';
+import type { JsonValue, PluginStorage, StorageWriteOptions } from '@crateflow/sdk';
 import type { Store } from '../storage/store.js';
 
 /**
@@ -11,6 +11,9 @@ import type { Store } from '../storage/store.js';
  * of its plugin when its key is first stored. An update keeps the row and its number; a key deleted and stored again
  * gets a new one, at the end.
  */
+/** How long a lazy write waits for another commit to join before it commits alone (StorageWriteOptions.lazy). */
+const LAZY_WRITE_MS = 1000;
+
 export class SqlPluginStorage implements PluginStorage {
   private readonly statements;
 
@@ -41,13 +44,14 @@ export class SqlPluginStorage implements PluginStorage {
     return value === undefined ? undefined : JSON.parse(value);
   }
 
-  set(key: string, value: JsonValue): Promise<void> {
+  set(key: string, value: JsonValue, options: StorageWriteOptions = {}): Promise<void> {
     // Serialised now: what is stored is the value as it was when set, whatever the plugin does with it afterwards.
     const text: string | undefined = JSON.stringify(value);
     if (text === undefined) return Promise.reject(new TypeError(`plugin "${this.plugin}" stored a value without a JSON form under "${key}"`));
-    return this.store.change(() => {
+    const write = () => {
       this.statements.set.run({ plugin: this.plugin, key, value: text });
-    });
+    };
+    return options.lazy ? this.store.changeLazily(write, LAZY_WRITE_MS) : this.store.change(write);
   }
 
   /**

@@ -87,10 +87,13 @@ export class DeliveryStore {
     );
   }
 
-  /** Stores a changed delivery; a finished one joins the log's count, and the oldest beyond the limit go. */
-  async put(record: StoredDelivery): Promise<void> {
+  /**
+   * Stores a changed delivery; a finished one joins the log's count, and the oldest beyond the limit go. `lazy`:
+   * the record of an attempt, whose loss in a crash only means the delivery is sent again (see StorageWriteOptions).
+   */
+  async put(record: StoredDelivery, options: { lazy?: boolean } = {}): Promise<void> {
     this.records.set(record.id, record);
-    const write = this.storage.set(DELIVERY + record.id, record);
+    const write = this.storage.set(DELIVERY + record.id, record, options);
     this.finished.delete(record.id);
     if (record.status !== 'pending') this.finished.add(record.id);
     const excess = this.finished.size - this.retention.maxFinished;

@@ -212,7 +212,8 @@ export class Outbox {
 
   private async save(record: StoredDelivery): Promise<void> {
     try {
-      await this.options.store.put(record);
+      // Lazily: the attempt's record adds no disk flush of its own (the next change's commit carries it).
+      await this.options.store.put(record, { lazy: true });
     } catch (err: unknown) {
       // The attempt happened; only its record could not be written. Worst case after a crash the delivery is
       // sent again, which at-least-once delivery allows (receivers deduplicate on X-Webhook-Delivery).

@@ -9,7 +9,7 @@ export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
 export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem, SharedService } from './define-plugin.js';
 export type { PluginContext } from './context.js';
 export type { Logger } from './logger.js';
-export type { PluginStorage } from './plugin-storage.js';
+export type { PluginStorage, StorageWriteOptions } from './plugin-storage.js';
 export type { JsonValue } from './json-value.js';
 export { systemClock } from './clock.js';
 export type { Clock } from './clock.js';

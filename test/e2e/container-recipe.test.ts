@@ -12,6 +12,8 @@ import { startScriptNodeFlags } from '../../core/build/start-script-node-flags.j
 import { buildRecipe, dockerfileArgs, listTree, type RuntimeImage } from '../helpers/dockerfile-recipe.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
+import { DATABASE_FILE } from '../../core/storage/store.js';
+import { readRecords } from '../helpers/read-stored.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -103,9 +105,9 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
     }
     const [code] = await once(service, 'exit');
     assert.equal(code, 0);
-    const stored = await readFile(join(image.root, 'data', 'store', 'crateflow.json'), 'utf8');
-    assert.match(stored, /Things We Lost in the Fire/, 'the unprivileged service flushed its store into /data');
-    assert.equal((await stat(join(image.root, 'data', 'store', 'crateflow.json'))).uid, SERVICE_USER.uid, 'written by the service user');
+    const store = join(image.root, 'data', 'store');
+    assert.deepEqual(readRecords<{ album: string }>(store, 'queue_items').map((item) => item.album), ['Things We Lost in the Fire'], 'the unprivileged service committed to its database in /data');
+    assert.equal((await stat(join(store, DATABASE_FILE))).uid, SERVICE_USER.uid, 'written by the service user');
     assert.notEqual(await healthcheck(image, port), 0, 'HEALTHCHECK fails when nothing answers');
   });
 

@@ -175,11 +175,23 @@ function rowOf(item: QueueItem, decidedSeq: number | null): Record<string, strin
     score: item.score ?? null,
     // A missing year sorts as 0, a missing score lowest (NULL), as the queue page always showed them.
     year: item.year ?? 0,
-    name_sort: `${foldForSorting(item.artist)}\u0000${foldForSorting(item.album ?? '')}`,
+    name_sort: `${sortPrefix(item.artist)}\u0000${sortPrefix(item.album ?? '')}`,
     search_text: ` ${normalizeName([item.artist, item.album ?? '', item.title ?? '', item.source].join(' '))} `,
     mbid: item.mbid?.toLowerCase() ?? null,
     name_key: nameKeyOf(item) ?? null,
     decided_seq: decidedSeq,
     record: JSON.stringify(item),
   };
+}
+
+/**
+ * How much of an artist or album name the A-Z order looks at. Names may be 1,000 characters long, and an index
+ * entry of twice that spills into an overflow page of its own (a 5,000-item queue of such names held 23 MB of
+ * index, most of it empty); past 100 characters, items keep their order by id.
+ */
+const SORT_PREFIX_CHARACTERS = 100;
+
+function sortPrefix(name: string): string {
+  const folded = foldForSorting(name);
+  return folded.length <= SORT_PREFIX_CHARACTERS ? folded : Array.from(folded).slice(0, SORT_PREFIX_CHARACTERS).join('');
 }

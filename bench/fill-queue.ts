@@ -110,7 +110,7 @@ function itemAt(index: number, mix: QueueMix, firstAddedAt: number, step: number
 }
 
 /** The columns QueueTable writes for `item` (core/queue/queue-table.ts rowOf). */
-export function queueRowOf(item: QueueItem, decidedSeq: number | null): Record<string, string | number | null> {
+function queueRowOf(item: QueueItem, decidedSeq: number | null): Record<string, string | number | null> {
   return {
     id: item.id,
     status: item.status,
@@ -118,11 +118,17 @@ export function queueRowOf(item: QueueItem, decidedSeq: number | null): Record<s
     added_at: item.added_at,
     score: item.score ?? null,
     year: item.year ?? 0,
-    name_sort: `${foldForSorting(item.artist)}\u0000${foldForSorting(item.album ?? '')}`,
+    name_sort: `${sortPrefix(item.artist)}\u0000${sortPrefix(item.album ?? '')}`,
     search_text: ` ${normalizeName([item.artist, item.album ?? '', item.title ?? '', item.source].join(' '))} `,
     mbid: item.mbid?.toLowerCase() ?? null,
     name_key: nameKeyOf(item) ?? null,
     decided_seq: decidedSeq,
     record: JSON.stringify(item),
   };
+}
+
+/** QueueTable's A-Z key looks at the first 100 characters of a name (its SORT_PREFIX_CHARACTERS). */
+function sortPrefix(name: string): string {
+  const folded = foldForSorting(name);
+  return folded.length <= 100 ? folded : Array.from(folded).slice(0, 100).join('');
 }

@@ -110,9 +110,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
       keepAliveTimeout: 4000,
       connect: refuse ? { lookup: guardedLookup(refuse) } : {},
     });
-    try {
-      const res = await undici.request(url, {
-        method: req.method ?? 'GET',
+    const method = req.method ?? 'GET';
+    const send = () =>
+      undici.request(url, {
+        method,
         headers: { 'user-agent': options.userAgent, ...req.headers },
         body: req.body,
         signal,
@@ -120,6 +121,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+    try {
+      let res;
+      try {
+        res = await send();
+      } catch (err: unknown) {
+        // A kept-alive connection the server closed just as the request went out: nothing was answered, so a GET
+        // or HEAD is sent once more on a fresh connection (as browsers do), within the same deadline.
+        if (!((method === 'GET' || method === 'HEAD') && isResetBeforeAnswer(err) && !signal.aborted)) throw err;
+        res = await send();
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -137,6 +148,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient & { clo
     }
   }
   return { request, close: async () => agent?.close() };
+}
+
+/** The connection was closed or reset under the request before any answer came (undici: ECONNRESET, UND_ERR_SOCKET). */
+function isResetBeforeAnswer(err: unknown): boolean {
+  const codes = [err, err instanceof Error ? err.cause : undefined].map((e) => (e instanceof Error && 'code' in e ? e.code : undefined));
+  return codes.some((code) => code === 'ECONNRESET' || code === 'UND_ERR_SOCKET');
 }
 
 function toResponse(url: URL, status: number, raw: Record<string, string | string[] | undefined>, body: Buffer): HttpResponse {

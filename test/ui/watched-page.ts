@@ -36,7 +36,8 @@ export async function openPage(browser: Browser, options: OpenPageOptions): Prom
     reducedMotion: 'reduce',
   });
   const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
+  // A liveness bound, not a speed test: a niced run beside a full one starves Chromium for seconds at a time.
+  page.setDefaultTimeout(30_000);
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);

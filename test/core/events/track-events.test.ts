@@ -15,7 +15,8 @@ describe('events about a track item', () => {
     const app = await startApp({
       config: {
         download_client: { type: 'blackhole', poll_interval: '1h', quiet_period_ms: 0 },
-        webhooks: [{ name: 'tracks', url: receiver.url, events: ['wishlist_removed', 'download_completed'] }],
+        // The longest attempt deadline: a niced run under load saw a 10 s attempt time out, and a failed one is never resent.
+        webhooks: [{ name: 'tracks', url: receiver.url, timeout_ms: 30_000, events: ['wishlist_removed', 'download_completed'] }],
       },
     });
     t.after(app.close);

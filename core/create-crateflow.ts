@@ -76,6 +76,11 @@ export interface Crateflow {
   listen(reserved?: ReservedServer): Promise<{ server: Server; port: number; host: string }>;
   /** Stops accepting, finishes in-flight requests, stops jobs and plugins, flushes the store. */
   close(): Promise<void>;
+  /**
+   * The integrity check of a database too large to check before start-up, run beside the service: settles with
+   * the damage it found (stop the service then: it must not go on writing a damaged file), or undefined.
+   */
+  integrity: Promise<DamagedDatabaseError | undefined>;
 }
 
 /**
@@ -217,6 +222,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     container,
     log,
     close,
+    integrity: store.integrity,
     listen: (reserved?: ReservedServer) =>
       new Promise((resolve, reject) => {
         const serve = (listening: Server) => {

@@ -14,6 +14,7 @@ import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { readVersion } from './version.js';
+import type { DamagedDatabaseError } from './storage/damaged-database-error.js';
 
 /**
  * `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash; `crateflow backup
@@ -87,16 +88,27 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   log.info({ host, port, config: loaded.source }, 'crateflow is listening');
 
-  await new Promise<void>((resolve) => {
+  const damaged = await new Promise<DamagedDatabaseError | undefined>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
-      resolve();
+      resolve(undefined);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    crateflow.integrity.then(
+      (damage) => {
+        if (damage) resolve(damage);
+      },
+      (err: unknown) => log.error({ err }, 'the background integrity check of the database could not run'),
+    );
   });
+  if (damaged) log.error({ file: damaged.file }, damaged.message);
   await crateflow.close();
   log.info('stopped');
+  if (damaged) {
+    process.stderr.write(`Crateflow stopped: ${damaged.message}\n`);
+    return 1;
+  }
   return 0;
 }
 

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -7,6 +8,7 @@ import { GroupCommit, type Change } from './group-commit.js';
 import { migrate } from './schema-migrations.js';
 import { isDamagedDatabase, isStorageFailure } from './storage-failure.js';
 import { findWalDamage } from './wal-check.js';
+import { CHECK_AT_OPEN_MAX_BYTES, checkInBackground, checkIntegrity } from './integrity-check.js';
 
 export const DATABASE_FILE = 'crateflow.db';
 
@@ -15,6 +17,8 @@ export interface StoreOptions {
   exclusive?: boolean;
   /** Told about failures nobody awaits (an afterCommit action that threw). */
   onError?: (err: unknown) => void;
+  /** Databases up to this size are checked at open, larger ones in the background (default CHECK_AT_OPEN_MAX_BYTES). */
+  checkAtOpenMaxBytes?: number;
 }
 
 /**
@@ -25,11 +29,17 @@ export interface StoreOptions {
  */
 export class Store {
   readonly commits: GroupCommit;
+  /**
+   * The quick check of a database too large to check at open: settles once it has run beside the service, with
+   * the damage it found (the owner stops the service then) or undefined. Undefined at once for one checked at open.
+   */
+  readonly integrity: Promise<DamagedDatabaseError | undefined>;
 
   private dirChecked: { at: number; problem: string | undefined } = { at: Number.NEGATIVE_INFINITY, problem: undefined };
 
-  private constructor(readonly dir: string, readonly file: string, readonly db: Database, private readonly lock: DataDirLock | undefined, onError: (err: unknown) => void) {
+  private constructor(readonly dir: string, readonly file: string, readonly db: Database, private readonly lock: DataDirLock | undefined, onError: (err: unknown) => void, checkedAtOpen: boolean) {
     this.commits = new GroupCommit(db, onError);
+    this.integrity = checkedAtOpen ? Promise.resolve(undefined) : checkInBackground(file);
   }
 
   static async open(dir: string, options: StoreOptions = {}): Promise<Store> {
@@ -38,8 +48,9 @@ export class Store {
     const lock = options.exclusive ? await DataDirLock.acquire(absolute) : undefined;
     const file = join(absolute, DATABASE_FILE);
     try {
-      const db = openDatabase(file);
-      return new Store(absolute, file, db, lock, options.onError ?? (() => undefined));
+      const checkAtOpen = bytesOf(file) + bytesOf(`${file}-wal`) <= (options.checkAtOpenMaxBytes ?? CHECK_AT_OPEN_MAX_BYTES);
+      const db = openDatabase(file, checkAtOpen);
+      return new Store(absolute, file, db, lock, options.onError ?? (() => undefined), checkAtOpen);
     } catch (err: unknown) {
       await lock?.release();
       throw err;
@@ -94,7 +105,7 @@ export class Store {
   }
 }
 
-function openDatabase(file: string): Database {
+function openDatabase(file: string, checkAtOpen: boolean): Database {
   // Before SQLite reads the log: its recovery would drop what follows a damaged frame without a word.
   const walDamage = findWalDamage(`${file}-wal`);
   if (walDamage) {
@@ -108,7 +119,9 @@ function openDatabase(file: string): Database {
     db.pragma('foreign_keys = ON');
     // A backup run by another process holds a read lock for a moment.
     db.pragma('busy_timeout = 5000');
-    checkIntegrity(db, file);
+    // Reading the schema checks the header and the first pages of any database, large or small.
+    db.pragma('schema_version');
+    if (checkAtOpen) checkIntegrity(db, file);
     migrate(db, file);
     return db;
   } catch (err: unknown) {
@@ -118,11 +131,10 @@ function openDatabase(file: string): Database {
   }
 }
 
-/**
- * SQLite's quick check: every page and record well-formed (no index-to-table cross check, which would read the whole
- * file twice). A damaged file is refused before anything reads or writes it.
- */
-function checkIntegrity(db: Database, file: string): void {
-  const problems = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((row) => row.quick_check).filter((line) => line !== 'ok');
-  if (problems.length > 0) throw new DamagedDatabaseError(file, problems.join('; '));
+function bytesOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }

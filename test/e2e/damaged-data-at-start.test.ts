@@ -1,9 +1,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdtemp, open, readFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHECK_AT_OPEN_MAX_BYTES } from '../../core/storage/integrity-check.js';
 import { SCHEMA_VERSION } from '../../core/storage/schema-migrations.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
 import { api } from '../helpers/api-client.js';
@@ -52,6 +53,24 @@ describe('damaged data at start-up', () => {
     const before = await readFile(db);
     assertRefusedAsDamaged(await runServiceToExit(config), db);
     assert.deepEqual(await readFile(db), before, 'the damaged file is left as it was for the user to recover');
+  });
+
+  it('serves a database too large to check first at once, and stops, naming it, when the check beside it finds damage', async () => {
+    const { root, port, data, db } = await dataDirWithItems('stop');
+    // Past the 64 MiB checked before start-up (CHECK_AT_OPEN_MAX_BYTES): 80 MiB of rows in a table of their own.
+    changeDatabase(data, (database) => {
+      database.exec('CREATE TABLE filler (n INTEGER PRIMARY KEY, text TEXT NOT NULL)');
+      const insert = database.prepare('INSERT INTO filler (n, text) VALUES (?, ?)');
+      for (let n = 1; n <= 400_000; n++) insert.run(n, `${n}`.padEnd(200, 'x'));
+    });
+    assert.ok((await stat(db)).size > CHECK_AT_OPEN_MAX_BYTES);
+    await overwrite(db, 10_000 * 4096, 4096, 0xab);
+    const started = await runServiceToExit(await writeServiceConfig(root, port, { log: { level: 'info' } }));
+    assert.equal(started.code, 1);
+    const listening = started.output.indexOf('crateflow is listening');
+    assert.ok(listening >= 0, `it started serving first:\n${started.output}`);
+    assert.ok(started.output.indexOf(`the database ${db} is damaged`, listening) > listening, started.output);
+    assert.doesNotMatch(started.output, /\n\s+at /, 'no stack trace');
   });
 
   it('refuses to start on a file that is not a database at all (its header overwritten)', async () => {

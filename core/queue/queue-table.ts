@@ -2,7 +2,7 @@ import { normalizeName } from '@crateflow/sdk';
 import type { Store } from '../storage/store.js';
 import { nameKeyOf, type AlbumIdentity } from '../library/album-keys.js';
 import { foldForSorting } from '../sorting/fold-for-sorting.js';
-import { prefixPattern } from '../storage/like-pattern.js';
+import { prefixPattern } from './like-pattern.js';
 import type { QueueItem, QueueStatus } from './queue-item.schema.js';
 
 export type DecidedStatus = Exclude<QueueStatus, 'pending'>;

@@ -67,7 +67,7 @@ export class LibraryTable {
     for (const key of lookupKeysOf(item)) {
       const record = this.statements.owner.get(key);
       if (record === undefined) continue;
-      const album: LibraryAlbum = JSON.parse(record);
+      const album = parseAlbum(record);
       return album.mbid ?? album.release_group_mbid ?? `${album.artist} — ${album.album}`;
     }
     return undefined;
@@ -157,7 +157,8 @@ function lookupKeysOf(item: AlbumIdentity): string[] {
 }
 
 function parseAlbum(record: string): LibraryAlbum {
-  return JSON.parse(record);
+  // Written by this table from a checked album (replaceInChange), so its shape is known.
+  return JSON.parse(record) as LibraryAlbum;
 }
 
 // Artist, then album, as a person files them: case and accents ignored, "Vol. 2" before "Vol. 10". Backends list

@@ -41,7 +41,7 @@ export class SqlPluginStorage implements PluginStorage {
   get<T extends JsonValue = JsonValue>(key: string): T | undefined {
     const value = this.statements.get.get(this.plugin, key);
     // The value is what this same plugin stored under the key; the plugin owns its shape.
-    return value === undefined ? undefined : JSON.parse(value);
+    return value === undefined ? undefined : (JSON.parse(value) as T);
   }
 
   set(key: string, value: JsonValue, options: StorageWriteOptions = {}): Promise<void> {
@@ -77,6 +77,6 @@ export class SqlPluginStorage implements PluginStorage {
     const rows = prefix === ''
       ? this.statements.all.all(this.plugin)
       : this.statements.range.all(this.plugin, prefix, Buffer.concat([Buffer.from(prefix, 'utf8'), Buffer.of(0xff)]));
-    for (const { key, value } of rows) yield [key, JSON.parse(value)];
+    for (const { key, value } of rows) yield [key, JSON.parse(value) as T];
   }
 }

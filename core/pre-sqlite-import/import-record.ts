@@ -10,7 +10,7 @@ export interface ImportRecord {
 /** The import, if one was committed to this database. */
 export function importRecordOf(db: Database): ImportRecord | undefined {
   const row = db.prepare<[], { imported_at: string; counts: string }>('SELECT imported_at, counts FROM pre_sqlite_import WHERE only = 1').get();
-  return row === undefined ? undefined : { imported_at: row.imported_at, counts: JSON.parse(row.counts) };
+  return row === undefined ? undefined : { imported_at: row.imported_at, counts: JSON.parse(row.counts) as ImportCounts };
 }
 
 /** Records the import (inside its transaction). */

@@ -32,7 +32,8 @@ export class SourceStateTable {
 
   get(name: string): SourceRecord {
     const record = this.statements.get.get(name);
-    return record === undefined ? {} : JSON.parse(record);
+    // Written by this table only, from a SourceRecord.
+    return record === undefined ? {} : (JSON.parse(record) as SourceRecord);
   }
 
   /** Records that a run started (committed before the source is asked for anything). */

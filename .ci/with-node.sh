@@ -37,8 +37,12 @@ fi
 here="$(cd "$(dirname "$0")" && pwd)"
 node "${here}/native-addons.mjs"
 PATH="${bin}:${PATH}" node "${here}/native-addons.mjs"
-echo "with-node: running '$*' on Node ${actual} (${bin}/node)" >&2
+# A native addon compiled during COMMAND (a test's fresh `npm ci`) must be built against VERSION's own headers,
+# which the package ships in include/node: a machine's npm config may name another Node's (nodedir=/usr here),
+# and an addon built for that ABI does not load under VERSION.
+nodedir="$(dirname "$bin")"
+echo "with-node: running '$*' on Node ${actual} (${bin}/node, headers in ${nodedir}/include/node)" >&2
 status=0
-PATH="${bin}:${PATH}" "$@" || status=$?
+PATH="${bin}:${PATH}" npm_config_nodedir="$nodedir" "$@" || status=$?
 node "${here}/native-addons.mjs"
 exit "$status"

@@ -45,6 +45,7 @@ import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { DamagedDatabaseError } from './storage/damaged-database-error.js';
 import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { NewerDatabaseError } from './storage/schema-migrations.js';
+import { sqliteDriverError } from './errors/sqlite-driver-error.js';
 import { Store } from './storage/store.js';
 import { EventLogTable } from './events/event-log-table.js';
 import { importPreSqliteData } from './pre-sqlite-import/import-pre-sqlite-data.js';
@@ -119,6 +120,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   if (problems.length > 0) throw new ConfigError(source, problems);
   const store = await openStore(config.storage.dir, log).catch((err: unknown) => {
     if (err instanceof DataDirInUseError || err instanceof DamagedDatabaseError || err instanceof NewerDatabaseError || err instanceof PreSqliteImportError) throw err;
+    // Not the folder's fault: the installed driver does not fit this Node.
+    const driver = sqliteDriverError(err);
+    if (driver) throw driver;
     // Unwritable, a file in the way, a path the OS refuses: the user fixes storage.dir, so name it.
     throw new ConfigError(source, [{ path: 'storage.dir', message: `cannot use "${config.storage.dir}": ${err instanceof Error ? err.message : String(err)}` }]);
   });

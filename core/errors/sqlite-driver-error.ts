@@ -1,0 +1,22 @@
+/**
+ * better-sqlite3 is a native addon compiled for one Node.js ABI at install time. After Node is upgraded, or a tree
+ * installed with `--ignore-scripts` or under another Node is started, loading it fails with Node's own dlopen
+ * message, which names neither the fix nor the cause in a user's terms.
+ */
+export class SqliteDriverError extends Error {
+  constructor(reason: string) {
+    super(`the SQLite driver (better-sqlite3) does not load under Node.js ${process.version} (NODE_MODULE_VERSION ${process.versions.modules}): ${reason}. Run "npm rebuild better-sqlite3" in the Crateflow folder with this Node, or start Crateflow with the Node it was installed with`);
+    this.name = 'SqliteDriverError';
+  }
+}
+
+/** The driver's own load failure, recognised from what Node (dlopen) and the `bindings` loader throw; else undefined. */
+export function sqliteDriverError(err: unknown): SqliteDriverError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as NodeJS.ErrnoException).code;
+  const builtFor = /using\s+NODE_MODULE_VERSION (\d+)/.exec(err.message)?.[1];
+  if (builtFor) return new SqliteDriverError(`it was compiled for NODE_MODULE_VERSION ${builtFor}`);
+  if (code === 'ERR_DLOPEN_FAILED') return new SqliteDriverError(err.message.split('\n')[0] ?? 'dlopen failed');
+  if (err.message.startsWith('Could not locate the bindings file')) return new SqliteDriverError('it was never compiled (no build/Release/better_sqlite3.node)');
+  return undefined;
+}

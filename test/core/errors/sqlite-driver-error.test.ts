@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sqliteDriverError } from '../../../core/errors/sqlite-driver-error.js';
+
+describe('sqliteDriverError', () => {
+  it('names the Node the driver was built for and the command that rebuilds it', () => {
+    // Node's own text for an addon of another ABI (src/node_binding.cc), as CI printed it for Node 22 on 2026-11-28.
+    const err = Object.assign(new Error("The module '/srv/crateflow/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 127. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`)."), { code: 'ERR_DLOPEN_FAILED' });
+    const found = sqliteDriverError(err);
+    assert.ok(found);
+    assert.match(found.message, /compiled for NODE_MODULE_VERSION 115/);
+    assert.match(found.message, new RegExp(`Node\\.js ${process.version.replaceAll('.', '\\.')} \\(NODE_MODULE_VERSION ${process.versions.modules}\\)`));
+    assert.match(found.message, /npm rebuild better-sqlite3/);
+  });
+
+  it('recognises a binary this Node cannot load at all, from a real dlopen', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'crateflow-addon-'));
+    try {
+      const file = join(dir, 'better_sqlite3.node');
+      await writeFile(file, 'not an ELF file');
+      let thrown: unknown;
+      try {
+        process.dlopen({ exports: {} }, file);
+      } catch (err) {
+        thrown = err;
+      }
+      const found = sqliteDriverError(thrown);
+      assert.ok(found, `recognised: ${String(thrown)}`);
+      assert.match(found.message, /npm rebuild better-sqlite3/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('recognises a driver that was never compiled (npm ci --ignore-scripts), and leaves other errors alone', () => {
+    assert.match(sqliteDriverError(new Error('Could not locate the bindings file. Tried:\n → /srv/build/better_sqlite3.node'))?.message ?? '', /never compiled/);
+    assert.equal(sqliteDriverError(Object.assign(new Error('EACCES: permission denied, mkdir'), { code: 'EACCES' })), undefined);
+    assert.equal(sqliteDriverError('a string'), undefined);
+  });
+});

@@ -6,7 +6,7 @@ import { percent, printTable, type Cell } from './print-table.js';
 /** Issue #29's targets for a store of up to a million items. */
 export const SCALE_TARGETS = { startMs: 250, rssMib: 80, stopMs: 200, pageShareOfBare: 0.5, approvalsPerSecond: 3000, deepHistoryPerSecond: 2000 };
 
-/** The decided history's first page and its deepest, by offset. */
+/** The decided history's first page and its deepest, asked by the cursor the page before it gives. */
 export interface HistoryFigures {
   offset: number;
   total: number;
@@ -81,9 +81,9 @@ export function printScaleTable(mix: QueueMix, figures: readonly SizeFigures[], 
       ...pageRows(`GET /queue/pending?limit=${settings.page}`, (f) => f.page, (f) => f.barePage, true),
       ...pageRows(`GET /wishlist?limit=${settings.page} (first page)`, (f) => f.wishlistPage, (f) => f.bareWishlistPage, false),
       row(`GET /queue?status=rejected&limit=${settings.page} (newest decisions), req/s`, '', (f) => (f.history ? rps(f.history.firstPage) : noHistory)),
-      row('  the oldest page (offset = rejected − 50), req/s', `≥ ${t.deepHistoryPerSecond.toLocaleString('en-US')}`, (f) =>
+      row('  the oldest page (before = cursor of the one above it), req/s', `≥ ${t.deepHistoryPerSecond.toLocaleString('en-US')}`, (f) =>
         f.history ? judge(rps(f.history.deepPage), f.history.deepPage.requestsPerSecond >= t.deepHistoryPerSecond) : noHistory),
-      row('    its offset', '', (f) => (f.history ? f.history.offset : noHistory)),
+      row('    rejected items above it', '', (f) => (f.history ? f.history.offset : noHistory)),
       row('    p50 / p99 ms', '', (f) => (f.history ? `${f.history.deepPage.p50Ms} / ${f.history.deepPage.p99Ms}` : noHistory)),
       row('    bare node:http, same JSON, req/s', '', (f) => (f.history ? rps(f.history.bareDeepPage) : noHistory)),
       ...approvals('POST /queue/{id}/approve, each id once', (f) => f.byId),
@@ -97,7 +97,7 @@ export function printScaleTable(mix: QueueMix, figures: readonly SizeFigures[], 
     ],
     [
       'approvals are persisted: each 200 comes after its change is on disk; each pending item is approved once (half by id, half by mbid), a list ending early when every item listed was approved',
-      'history: GET /queue?status= pages by offset only (no cursor in the API), so the oldest page is asked by offset',
+      'history: the oldest page is asked by keyset (`before` = the `next_before` of the page before it), as a client walking the history asks it',
       'bytes per add: growth of the whole data dir (database and WAL), n/a where the store holds storage.max_items live items already',
       `bundle built by esbuild in ${settings.bundleMs} ms; figures taken while other work runs on the same cores are not comparable (see the load averages)`,
     ],

@@ -149,15 +149,16 @@ async function measurePage(server: SpawnedServer, path: string, scale: Scale): P
 }
 
 /**
- * The decided history, newest decision first. GET /queue?status= pages by offset only (CONTRACT §2, queue.routes.ts):
- * there is no cursor to ask for the page after a given decision, so the deepest page (the oldest rejections) is
- * asked by its offset, beside the first page and a bare server answering the deep page's JSON.
+ * The decided history, newest decision first, paged as a client walks it: each page's `next_before` asks for the
+ * next (CONTRACT §2). The deepest page (the oldest rejections) is measured beside the first page and a bare server
+ * answering its JSON; its cursor is taken once from the page before it, asked by offset.
  */
 async function measureHistory(server: SpawnedServer, scale: Scale): Promise<HistoryFigures> {
   const first = `/api/v1/queue?status=rejected&limit=${PAGE}`;
   const total = totalOf(await getJson(`${server.baseUrl}${first}`));
   const offset = Math.max(0, total - PAGE);
-  const deep = `${first}&offset=${offset}`;
+  const before = offset === 0 ? undefined : (await getJson(`${server.baseUrl}${first}&offset=${Math.max(0, offset - PAGE)}`) as { next_before?: string }).next_before;
+  const deep = before === undefined ? first : `${first}&before=${before}`;
   const body: unknown = await getJson(`${server.baseUrl}${deep}`);
   const bare = await startBareJsonServer(() => body);
   try {

@@ -37,6 +37,15 @@ export const PendingPage = Type.Object(
   { $id: 'PendingPage' },
 );
 
+/** `GET /queue?status=`: a page of items with that status; decided ones carry the cursor of the next page. */
+export const QueuePage = Type.Object(
+  {
+    ...PendingPage.properties,
+    next_before: Type.Optional(Type.String({ description: 'approved or rejected: pass as `before` for the next (older) page; absent on the last page' })),
+  },
+  { $id: 'QueuePage' },
+);
+
 /** The answer of a decision on one item, or of its restore: the item as it is now. */
 export const OneQueueItem = Type.Object({ item: QueueItem });
 

@@ -48,6 +48,11 @@ export interface Page {
   offset: number;
 }
 
+/** A page of decided items: `next_before` is the cursor of the older page after it, when there is one. */
+export interface DecidedPage extends Page {
+  next_before?: string;
+}
+
 /**
  * The pending queue: candidates come in (de-duplicated against the queue, its decided items, the wishlist and the
  * library), and a person approves them onto the wishlist or rejects them. Decided items stay in the queue table,
@@ -118,11 +123,16 @@ export class QueueService {
     return this.queue.pendingSources();
   }
 
-  /** Items with `status`: pending ones newest first, decided ones newest decision first. */
-  list(status: QueueStatus, limit: number, offset: number): Page {
+  /**
+   * Items with `status`: pending ones newest first, decided ones newest decision first. Decided ones page by
+   * `offset` or by `before`, the opaque cursor a previous page answered with (its `next_before`).
+   */
+  list(status: QueueStatus, limit: number, offset: number, before?: string): DecidedPage {
+    if (before !== undefined && status === 'pending') throw new ValidationError([{ path: '/query/before', message: 'pages only approved or rejected items' }]);
+    if (before !== undefined && offset > 0) throw new ValidationError([{ path: '/query/offset', message: 'cannot be combined with before' }]);
     if (status === 'pending') return this.listPending({ sort: 'added_at', order: 'desc', limit, offset });
-    const { items, total } = this.queue.decidedPage(status, offset, limit);
-    return { items, total, limit, offset };
+    const { items, total, nextBefore } = this.queue.decidedPage(status, before === undefined ? { offset } : { before: Number(before) }, limit);
+    return { items, total, limit, offset, ...(nextBefore === undefined ? {} : { next_before: String(nextBefore) }) };
   }
 
   /** A queue item by id, pending or decided. */

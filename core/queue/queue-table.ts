@@ -53,7 +53,10 @@ export class QueueTable {
       count: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ?').pluck(),
       countOfSource: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ? AND source = ?').pluck(),
       sources: db.prepare("SELECT source AS name, n AS pending FROM queue_counts WHERE status = 'pending' AND n > 0"),
-      decidedPage: db.prepare('SELECT record FROM queue_items WHERE status = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT ? OFFSET ?').pluck(),
+      decidedPage: db.prepare('SELECT decided_seq AS seq, record FROM queue_items WHERE status = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT ? OFFSET ?'),
+      // Keyset paging: the index on (status, decided_seq) is entered at the cursor, so a page 450,000 decisions deep
+      // costs what the first one does (OFFSET walks every row it skips).
+      decidedBefore: db.prepare('SELECT decided_seq AS seq, record FROM queue_items WHERE status = ? AND decided_seq IS NOT NULL AND decided_seq < ? ORDER BY decided_seq DESC LIMIT ?'),
       pendingByMbid: db.prepare("SELECT id FROM queue_items WHERE mbid = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       pendingByName: db.prepare("SELECT id FROM queue_items WHERE name_key = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       decidedByMbid: db.prepare('SELECT id, status FROM queue_items WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
@@ -103,10 +106,17 @@ export class QueueTable {
     return rows.sort((a, b) => b.pending - a.pending || a.name.localeCompare(b.name));
   }
 
-  /** Decided items of `status`, the latest decision first. */
-  decidedPage(status: DecidedStatus, offset: number, limit: number): { items: QueueItem[]; total: number } {
-    const records = this.statements.decidedPage.all(status, limit, offset) as string[];
-    return { items: records.map((record) => JSON.parse(record) as QueueItem), total: this.count(status) };
+  /**
+   * Decided items of `status`, the latest decision first: `offset` of them skipped, or (with `before`, the cursor a
+   * previous page gave) those decided before it. `nextBefore` is the cursor of the page after, if there is one.
+   */
+  decidedPage(status: DecidedStatus, where: { offset: number } | { before: number }, limit: number): { items: QueueItem[]; total: number; nextBefore?: number } {
+    // One row more than asked says whether a next page exists without counting.
+    const rows = ('before' in where ? this.statements.decidedBefore.all(status, where.before, limit + 1) : this.statements.decidedPage.all(status, limit + 1, where.offset)) as { seq: number; record: string }[];
+    const page = rows.slice(0, limit);
+    const items = page.map((row) => JSON.parse(row.record) as QueueItem);
+    const last = rows.length > limit ? page.at(-1) : undefined;
+    return { items, total: this.count(status), ...(last ? { nextBefore: last.seq } : {}) };
   }
 
   /** The pending item for this album, by mbid first, else by name. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
-import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, PendingSources, QueueItemId } from './queue-api.schema.js';
+import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, PendingSources, QueueItemId, QueuePage } from './queue-api.schema.js';
 import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
 import type { ProposalIntake } from './proposal-intake.js';
@@ -13,6 +13,7 @@ const StatusQuery = Type.Object(
     status: QueueStatus,
     limit: PageLimit,
     offset: PageOffset,
+    before: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'approved or rejected only: the `next_before` of the previous page, for the items decided before its last one (deep pages cost what the first does, unlike offset)' })),
   },
   { additionalProperties: false },
 );
@@ -86,8 +87,8 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       method: 'get', path: '/queue', tag: 'queue', access: 'viewer',
       summary: 'Queue items by status: pending (newest first), approved or rejected (newest decision first)',
       query: StatusQuery,
-      response: PendingPage,
-      handle: ({ query }) => queue.list(query.status, query.limit, query.offset),
+      response: QueuePage,
+      handle: ({ query }) => queue.list(query.status, query.limit, query.offset, query.before),
     }),
     route({
       method: 'post', path: '/queue/:id/restore', tag: 'queue', access: 'approver', errors: [404, 409],

@@ -43,8 +43,8 @@ describe('importing a data dir of an earlier version', () => {
     assert.deepEqual(asked.map((album) => duplicateOf(opened.store, album)), expectedDuplicates);
 
     const queue = new QueueTable(opened.store);
-    assert.deepEqual(queue.decidedPage('approved', 0, 10).items.map((item) => item.album), ['Watch the Throne', 'Souvlaki', 'Nowhere'], 'latest decision first');
-    assert.deepEqual(queue.decidedPage('rejected', 0, 10).items.map((item) => item.album), ['Double Negative', 'Split Signals']);
+    assert.deepEqual(queue.decidedPage('approved', { offset: 0 }, 10).items.map((item) => item.album), ['Watch the Throne', 'Souvlaki', 'Nowhere'], 'latest decision first');
+    assert.deepEqual(queue.decidedPage('rejected', { offset: 0 }, 10).items.map((item) => item.album), ['Double Negative', 'Split Signals']);
     const wishlist = new WishlistTable(opened.store).page(0, 10);
     assert.deepEqual(wishlist.items.map((item) => [item.album, item.status]), [['Nowhere', 'downloading'], ['Watch the Throne', 'wanted'], ['Souvlaki', 'wanted']]);
     assert.deepEqual(new EventLogTable(opened.store).recent(2).map((event) => event.data.album), ['Watch the Throne', 'Souvlaki']);
@@ -97,8 +97,8 @@ describe('importing a data dir of an earlier version', () => {
     });
     const queue = new QueueTable(opened.store);
     assert.deepEqual(queue.pendingIdsOldestFirst(), ['q1']);
-    assert.deepEqual(queue.decidedPage('rejected', 0, 10).items.map((i) => i.id), ['q2']);
-    assert.deepEqual(queue.decidedPage('approved', 0, 10).items.map((i) => i.id), ['q3', 'q4']);
+    assert.deepEqual(queue.decidedPage('rejected', { offset: 0 }, 10).items.map((i) => i.id), ['q2']);
+    assert.deepEqual(queue.decidedPage('approved', { offset: 0 }, 10).items.map((i) => i.id), ['q3', 'q4']);
     assert.deepEqual(new EventLogTable(opened.store).recent(20).map((e) => e.id), ['ev1']);
     assert.deepEqual(duplicateOf(opened.store, { artist: 'Ride', album: 'Album' }), ['queue', 'rejected']);
     const downloads = new DownloadsTable(opened.store).page({ offset: 0, limit: 10 });
@@ -123,7 +123,7 @@ describe('importing a data dir of an earlier version', () => {
     };
     assert.deepEqual(opened.result?.counts, expected);
     assert.deepEqual(heldBy(opened.store), expected);
-    assert.deepEqual(new QueueTable(opened.store).decidedPage('approved', 0, 10).items.map((i) => i.album), ['Spooky', 'Watch the Throne', 'Souvlaki', 'Nowhere']);
+    assert.deepEqual(new QueueTable(opened.store).decidedPage('approved', { offset: 0 }, 10).items.map((i) => i.album), ['Spooky', 'Watch the Throne', 'Souvlaki', 'Nowhere']);
     assert.deepEqual(new EventLogTable(opened.store).undelivered().map(({ sink, event }) => [sink, event.type, event.data.album]), [['webhooks', 'queue_approved', 'Spooky']]);
     assert.deepEqual(duplicateOf(opened.store, { artist: 'Angelo De Augustine & Sufjan Stevens', album: 'A Beginner\u2019s Mind' }), ['library', 'in_library']);
     assert.deepEqual(duplicateOf(opened.store, { artist: 'Low', album: 'Whatever', mbid: '0b6c8b4b-76e1-4e0b-9c8a-6e1d7e1d5a01' }), ['queue', 'rejected'], 'by mbid, any case');

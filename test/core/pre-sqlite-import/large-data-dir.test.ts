@@ -46,7 +46,7 @@ describe('importing a large data dir of an earlier version', () => {
     assert.deepEqual(duplicateOf(opened.store, { artist: 'owned 7', album: 'OWNED ALBUM 9007' }), ['library', 'in_library']);
     assert.equal(new LibraryTable(opened.store).owns({ artist: 'x', mbid: '00000000-0000-4000-8000-000000009008' }), true);
     // The latest decision first: the decisions were numbered in the order of the history file.
-    assert.equal(queue.decidedPage('approved', 0, 1).items[0]?.id, '01q000000000000099998');
+    assert.equal(queue.decidedPage('approved', { offset: 0 }, 1).items[0]?.id, '01q000000000000099998');
     assert.deepEqual(new SourceStateTable(opened.store).get('similar'), { unfinished: true });
     assert.deepEqual([...new SqlPluginStorage(opened.store, 'webhooks').entries('delivery/99')].map(([key]) => key), ['delivery/99', 'delivery/990', 'delivery/991', 'delivery/992', 'delivery/993', 'delivery/994', 'delivery/995', 'delivery/996', 'delivery/997', 'delivery/998', 'delivery/999']);
     assert.deepEqual((await readdir(dir)).filter((name) => !name.startsWith('crateflow.db') && name !== 'crateflow.lock'), ['pre-sqlite'], 'every old file moved');

@@ -46,6 +46,36 @@ describe('GET /api/v1/queue?status=', () => {
     assert.deepEqual(decided, items.map((item) => item.id));
   });
 
+  it('pages decided items by the cursor each page gives, unmoved by decisions made meanwhile, to a last page without one', async (t) => {
+    const { app, clock } = await startQueueApp(t);
+    const items: QueueItem[] = [];
+    for (let i = 0; i < 5; i++) items.push(await addOne(app, { artist: `Band ${i}`, album: 'Record' }));
+    for (const item of items.slice(0, 4)) {
+      clock.advance(1000);
+      assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${item.id}/approve`)).status, 200);
+    }
+    const first = await byStatus(app, 'approved', '&limit=2');
+    assert.deepEqual(first.body.items.map((i) => i.artist), ['Band 3', 'Band 2']);
+    assert.match(first.body.next_before ?? '', /^[1-9][0-9]*$/);
+    // A decision between two pages shifts every offset by one; the cursor still continues where the first page ended.
+    assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${items[4]!.id}/approve`)).status, 200);
+    const second = await byStatus(app, 'approved', `&limit=2&before=${first.body.next_before}`);
+    assert.deepEqual([second.body.total, second.body.items.map((i) => i.artist)], [5, ['Band 1', 'Band 0']]);
+    assert.equal(second.body.next_before, undefined, 'the oldest decision ends the history');
+    // Offset pages give a cursor too, so a client may start either way.
+    assert.equal((await byStatus(app, 'approved', '&limit=4')).body.next_before !== undefined, true);
+    assert.equal((await byStatus(app, 'approved', '&limit=5')).body.next_before, undefined);
+  });
+
+  it('answers 400 naming the field for a cursor that is malformed, on pending items, or combined with an offset', async (t) => {
+    const { app } = await startQueueApp(t);
+    for (const [query, field] of [['status=approved&before=abc', 'before'], ['status=approved&before=0', 'before'], ['status=approved&before=1e3', 'before'], ['status=approved&before=99999999999999999999', 'before'], ['status=pending&before=5', 'before'], ['status=rejected&before=5&offset=1', 'offset']] as const) {
+      const res = await api<Problem>(app.baseUrl, 'GET', `/api/v1/queue?${query}`);
+      assert.equal(res.status, 400, query);
+      assert.ok(res.body.errors?.some((e) => e.path.includes(field)), `${query}: ${JSON.stringify(res.body)}`);
+    }
+  });
+
   it('answers 400 naming the field for an unknown status', async (t) => {
     const { app } = await startQueueApp(t);
     const res = await api<Problem>(app.baseUrl, 'GET', '/api/v1/queue?status=maybe');

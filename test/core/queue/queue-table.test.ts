@@ -70,7 +70,7 @@ describe('QueueTable', () => {
     await store.change(() => table.decide({ ...second, status: 'rejected', decided_at: '2026-11-02T00:00:00.000Z' }));
     await store.change(() => table.decide({ ...first, status: 'approved', decided_at: '2026-11-02T00:00:01.000Z' }));
     assert.equal(table.count('pending'), 0);
-    assert.deepEqual(table.decidedPage('approved', 0, 10).items.map((i) => i.id), [first.id]);
+    assert.deepEqual(table.decidedPage('approved', { offset: 0 }, 10).items.map((i) => i.id), [first.id]);
     assert.deepEqual(table.findDecided({ artist: 'x', mbid: 'aaaaaaaa-0000-0000-0000-000000000001' }), { id: first.id, status: 'approved' }, 'by mbid, any case');
     assert.deepEqual(table.findDecided({ artist: 'Autechre and Boards of Canada', album: 'split signals' }), { id: first.id, status: 'approved' }, 'by name, credit as a set');
     await store.change(() => table.restore({ ...second, status: 'pending', rejected_before: true }));

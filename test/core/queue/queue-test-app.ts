@@ -15,6 +15,7 @@ export interface Page<T> {
   total: number;
   limit: number;
   offset: number;
+  next_before?: string;
 }
 export interface Bulk {
   success: boolean;

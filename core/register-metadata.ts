@@ -58,7 +58,7 @@ export async function registerMetadata(container: DependencyContainer, dataDir: 
       musicbrainz,
       queue: {
         pendingItem: (id) => queue.pendingItem(id),
-        pendingItems: () => queue.pendingWithoutMbid(),
+        nextWithoutMbid: (after) => queue.nextWithoutMbid(after),
         completePending: (id, fields) => queue.completePending(id, fields),
       },
       clock,

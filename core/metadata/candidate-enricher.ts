@@ -3,12 +3,15 @@ import type { QueueItem } from '../queue/queue-item.schema.js';
 import { confidentMatch } from './confident-match.js';
 import { coverUrlOf, yearOf } from './release-group-fields.js';
 
-/** What the enricher needs of the queue: the pending items, and a way to fill the fields one lacks. */
+/** Where an item stands in the order pending items were added (added_at, then id). */
+type Position = Pick<QueueItem, 'added_at' | 'id'>;
+
+/** What the enricher needs of the queue: a walk over the pending items without an mbid, and a way to fill them. */
 export interface EnrichableQueue {
   /** The item while it is pending, else undefined. */
   pendingItem(id: string): Readonly<QueueItem> | undefined;
-  /** The pending items that may need enrichment (at least every one without an mbid): the work left at start. */
-  pendingItems(): Iterable<Readonly<QueueItem>>;
+  /** The oldest pending item without an mbid after `after`, or the oldest of all when `after` is undefined. */
+  nextWithoutMbid(after: Position | undefined): Readonly<QueueItem> | undefined;
   completePending(id: string, fields: Pick<QueueItem, 'mbid' | 'year' | 'cover_url'>): Promise<unknown>;
 }
 
@@ -33,47 +36,60 @@ export function needsEnrichment(item: Readonly<QueueItem>): boolean {
   return item.status === 'pending' && item.mbid === undefined && item.type === 'album' && item.album !== undefined;
 }
 
+/** Items passed over (tracks) before the walk lets other work run: it never holds the event loop for long. */
+const SKIPS_PER_TURN = 100;
+
 /**
  * Background enrichment of pending albums proposed without an mbid: they are stored at once (the request never
  * waits for MusicBrainz), and this worker later looks each up, one at a time, through the shared MusicBrainz
  * client. Only a confident match (see confidentMatch) sets mbid, year and cover_url, and only where the item has
- * none. The work list is the pending queue itself, scanned at start, so a restart picks up what was left; it
- * holds at most one id per pending item, which `storage.max_items` bounds.
+ * none. The work list is the pending queue itself, walked in the order items were added from a position kept in
+ * memory: nothing is read at start and nothing grows with the queue, and a restart walks it again from the start.
+ * New items come after the position; an older one that becomes pending again (a restore) moves the position back.
  */
 export class CandidateEnricher {
-  private readonly waiting = new Set<string>();
+  /** The last item the walk has finished with; undefined: it starts from the oldest. */
+  private position: Position | undefined;
+  /** Counts moves of the position back, so a lookup that ends after one does not move it forward past them. */
+  private rewinds = 0;
+  /** Work may be left: from start until the walk finds nothing, and again once an item needing it is enqueued. */
+  private active = false;
   private wake: (() => void) | undefined;
   private cancelSettle: (() => void) | undefined;
   private cancelDelay: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private changing: Promise<unknown> | undefined;
   private readonly idleWaiters: (() => void)[] = [];
-  private busy = false;
 
   constructor(private readonly options: CandidateEnricherOptions) {
     options.signal.addEventListener('abort', () => this.interrupt(), { once: true });
   }
 
-  /** Queues every pending item that needs enrichment and starts the worker. */
+  /** Starts the worker on the pending queue: what a previous run left unenriched (or never got to) is in it. */
   start(): void {
     if (this.running || this.options.signal.aborted) return;
+    this.active = true;
     this.running = this.work().catch((err: unknown) => {
       // A bug, not an outage (those are handled per item): enrichment is only a convenience, so the service goes on.
       this.options.log.error({ err }, 'the enrichment worker stopped');
     });
-    // What a previous run left unenriched (or never got to) is the pending queue itself.
-    this.enqueue(this.options.queue.pendingItems());
   }
 
-  /** Queues items that need enrichment (others are ignored); returns at once. */
+  /** Tells the worker about items that may need enrichment (others are ignored); returns at once. */
   enqueue(items: Iterable<Readonly<QueueItem>>): void {
     let added = false;
     for (const item of items) {
-      if (!needsEnrichment(item) || this.waiting.has(item.id)) continue;
-      this.waiting.add(item.id);
+      if (!needsEnrichment(item)) continue;
       added = true;
+      // Behind the walk (restored with its old added_at): the walk goes back to just before it.
+      if (this.position && compare(item, this.position) <= 0) {
+        this.position = justBefore(item);
+        this.rewinds++;
+      }
     }
-    if (added && this.wake && !this.cancelSettle) {
+    if (!added) return;
+    this.active = true;
+    if (this.wake && !this.cancelSettle) {
       this.cancelSettle = this.options.clock.schedule(this.options.settleMs ?? 1000, () => {
         this.cancelSettle = undefined;
         this.interrupt();
@@ -81,9 +97,9 @@ export class CandidateEnricher {
     }
   }
 
-  /** Resolves when nothing is waiting and nothing is being looked up (tests, and a drain before stopping). */
+  /** Resolves when the walk has found nothing left and nothing is being looked up (tests, a drain before stopping). */
   idle(): Promise<void> {
-    if (this.waiting.size === 0 && !this.busy) return Promise.resolve();
+    if (!this.active) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -97,26 +113,33 @@ export class CandidateEnricher {
   }
 
   private async work(): Promise<void> {
-    const { signal } = this.options;
+    const { signal, queue } = this.options;
+    let skipped = 0;
     while (!signal.aborted) {
-      const id = this.waiting.values().next().value;
-      if (id === undefined) {
-        this.busy = false;
+      const item = queue.nextWithoutMbid(this.position);
+      if (!item) {
+        this.active = false;
         for (const resolve of this.idleWaiters.splice(0)) resolve();
         await new Promise<void>((resolve) => {
           this.wake = resolve;
         });
         continue;
       }
-      this.busy = true;
-      const outcome = await this.enrich(id);
+      if (!needsEnrichment(item)) {
+        this.position = item;
+        if (++skipped % SKIPS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const rewinds = this.rewinds;
+      const outcome = await this.enrich(item.id);
       if (outcome === 'later') await this.pause(this.options.retryAfterMs ?? 60_000);
-      else this.waiting.delete(id);
+      else if (rewinds === this.rewinds) this.position = item;
     }
   }
 
   private async enrich(id: string): Promise<'done' | 'later'> {
     const { musicbrainz, queue, log, signal } = this.options;
+    // Read again: the item may have been decided or completed while the walk waited.
     const item = queue.pendingItem(id);
     if (!item || !needsEnrichment(item) || item.album === undefined) return 'done';
     let hits;
@@ -173,4 +196,15 @@ export class CandidateEnricher {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
+}
+
+/** The order of the walk: added_at, then id. */
+function compare(a: Position, b: Position): number {
+  if (a.added_at !== b.added_at) return a.added_at < b.added_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** A position the walk's next step from which is `item` or one added at the same moment (ids are never empty). */
+function justBefore(item: Position): Position {
+  return { added_at: item.added_at, id: '' };
 }

@@ -17,7 +17,7 @@ import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js'
 import { AlbumRegistry } from './album-registry.js';
 import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import { QueueItemFlagger } from './queue-item-flags.js';
-import { QueueTable, type DecidedStatus, type PendingFilter } from './queue-table.js';
+import { QueueTable, type DecidedStatus, type PendingFilter, type QueuePosition } from './queue-table.js';
 import { SerializedPageCache } from './serialized-page-cache.js';
 
 export interface Selection {
@@ -216,9 +216,9 @@ export class QueueService {
     return item?.status === 'pending' ? item : undefined;
   }
 
-  /** The pending items a previous run left without an mbid, oldest first: what background enrichment looks up. */
-  pendingWithoutMbid(): QueueItem[] {
-    return this.queue.pendingWithoutMbid();
+  /** The next pending item without an mbid after `after`, oldest first: background enrichment's walk. */
+  nextWithoutMbid(after: QueuePosition | undefined): QueueItem | undefined {
+    return this.queue.nextWithoutMbid(after);
   }
 
   /** Counts for the dashboard. */

@@ -19,6 +19,9 @@ export interface PendingFilter {
 }
 
 /** A queue item an album matched, with its status. */
+/** Where an item stands in the order pending items were added. */
+export type QueuePosition = Pick<QueueItem, 'added_at' | 'id'>;
+
 export interface QueueMatch {
   id: string;
   status: QueueStatus;
@@ -62,8 +65,9 @@ export class QueueTable {
       decidedByMbid: db.prepare('SELECT id, status FROM queue_items WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
       decidedByName: db.prepare('SELECT id, status FROM queue_items WHERE name_key = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
       pendingIdsOldestFirst: db.prepare("SELECT id FROM queue_items WHERE status = 'pending' ORDER BY added_at, id").pluck(),
-      // Walks the pending items on their index by time (decided ones are never read), keeping those without an mbid.
-      pendingWithoutMbid: db.prepare("SELECT record FROM queue_items WHERE status = 'pending' AND mbid IS NULL ORDER BY added_at, id").pluck(),
+      // On their own index (schema 2): one step costs the same whether 10 or 1,000,000 items are pending.
+      firstWithoutMbid: db.prepare("SELECT record FROM queue_items WHERE status = 'pending' AND mbid IS NULL ORDER BY added_at, id LIMIT 1").pluck(),
+      nextWithoutMbid: db.prepare("SELECT record FROM queue_items WHERE status = 'pending' AND mbid IS NULL AND (added_at, id) > (?, ?) ORDER BY added_at, id LIMIT 1").pluck(),
     };
   }
 
@@ -142,9 +146,13 @@ export class QueueTable {
     return this.statements.pendingIdsOldestFirst.all() as string[];
   }
 
-  /** Every pending item without an mbid, oldest first (what background enrichment may look up after a restart). */
-  pendingWithoutMbid(): QueueItem[] {
-    return (this.statements.pendingWithoutMbid.all() as string[]).map((record) => JSON.parse(record) as QueueItem);
+  /**
+   * The oldest pending item without an mbid after `after` (in the order added_at, id), or the oldest of all: one
+   * step of background enrichment's walk.
+   */
+  nextWithoutMbid(after: QueuePosition | undefined): QueueItem | undefined {
+    const record = (after === undefined ? this.statements.firstWithoutMbid.get() : this.statements.nextWithoutMbid.get(after.added_at, after.id)) as string | undefined;
+    return record === undefined ? undefined : (JSON.parse(record) as QueueItem);
   }
 
   /**

@@ -1,8 +1,12 @@
 import type { Migration } from '../schema-migrations.js';
 import { SCHEMA_1 } from './schema-1.js';
+import { SCHEMA_2 } from './schema-2.js';
 
 /**
  * Every step of the schema, in order. A released step is never edited: a change is a new step at the end (the
  * version a database is at is the number of steps applied to it).
  */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'one database for every record', sql: SCHEMA_1 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'one database for every record', sql: SCHEMA_1 },
+  { version: 2, name: 'pending items without an mbid, oldest first', sql: SCHEMA_2 },
+];

@@ -64,16 +64,31 @@ describe('background enrichment of candidates proposed without an mbid', () => {
     for (const added of res.body.items) assert.deepEqual(await pendingItem(app, added.id), added);
   });
 
-  it('enriches an item that comes back to the pending queue (any queue_added, not only POST /queue)', async (t) => {
+  it('enriches an item that comes back to the pending queue (any queue_added, not only POST /queue), behind where the walk got to', async (t) => {
     const clock = new ManualClock();
-    const { app, album } = await startMetadataApp(t, { clock });
+    const { app, album, musicbrainz } = await startMetadataApp(t, { clock });
     const res = await api<Added>(app.baseUrl, 'POST', '/api/v1/queue', { artist: creditOf(album), album: album.title });
     const id = res.body.items[0]?.id ?? '';
     assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${id}/reject`)).status, 200);
+    // Added later, and looked up (no match): the walk has gone past the rejected item's place in the queue.
+    await clock.advance(60_000);
+    assert.equal((await api<Added>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Nobody Known', album: 'Nothing Released' })).status, 201);
     await enrich(app, clock);
+    assert.equal(musicbrainz.requestsTo('/ws/2/release-group'), 1);
     assert.equal((await api(app.baseUrl, 'POST', `/api/v1/queue/${id}/restore`)).status, 200);
     await enrich(app, clock);
-    assert.equal((await pendingItem(app, id))?.mbid, album.id);
+    assert.equal((await pendingItem(app, id))?.mbid, album.id, 'the walk went back for the restored item');
+  });
+
+  it('passes over tracks and items that have an mbid without asking MusicBrainz', async (t) => {
+    const clock = new ManualClock();
+    const { app, album, musicbrainz } = await startMetadataApp(t, { clock });
+    const tracks = Array.from({ length: 250 }, (_, index) => ({ type: 'track', artist: `Artist ${index}`, title: `Song ${index}` }));
+    const res = await api<Added>(app.baseUrl, 'POST', '/api/v1/queue', [...tracks, { artist: 'Known', album: 'Identified', mbid: '0a1b2c3d-0000-4000-8000-000000000001' }, { artist: creditOf(album), album: album.title }]);
+    assert.equal(res.status, 201);
+    await enrich(app, clock);
+    assert.equal(musicbrainz.requestsTo('/ws/2/release-group'), 1, 'only the album without an mbid');
+    assert.equal((await pendingItem(app, res.body.items[251]?.id ?? ''))?.mbid, album.id);
   });
 
   it('never replaces a year or cover the caller gave', async (t) => {

@@ -9,9 +9,10 @@ ARG NODE_VERSION=24.21.0
 
 # --- build: a production install and the esbuild bundle ---------------------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS build
-# better-sqlite3 is a native addon: npm ci fetches a prebuilt binary for this Node, or (offline, or no binary for
-# the platform) compiles it with node-gyp, which needs these. Only this stage has them; the runtime stage gets the
-# compiled addon inside node_modules.
+# The SQLite driver is a native addon in two lines (core/storage/sqlite-driver.ts): Node 22 and later load
+# better-sqlite3 13, a Node-API build shipped ready-made; Node 20 loads better-sqlite3 12, which npm ci compiles with
+# node-gyp (it is installed, and compiled, under any Node), which needs these. Only this stage has them; the runtime
+# stage gets the addons inside node_modules.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
@@ -24,14 +25,16 @@ COPY core/package.json core/
 COPY node-red-nodes/package.json node-red-nodes/
 COPY plugins/ plugins/
 # The bundle needs only esbuild, a production dependency: no development tools are installed (as for npm start).
-# Of better-sqlite3's build only the addon itself is kept: the SQLite sources and the compiler's intermediate
-# files (some 28 MB) are not needed to run it.
+# Of each driver only what runs is kept: of 12's build the addon itself, without the SQLite sources and the
+# compiler's intermediate files (some 28 MB); of 13 the Linux builds, without its sources (some 20 MB).
 RUN npm ci --omit=dev --no-audit --no-fund \
   && cd node_modules/better-sqlite3 \
   && mv build/Release/better_sqlite3.node . \
   && rm -rf build deps src \
   && mkdir -p build/Release \
-  && mv better_sqlite3.node build/Release/
+  && mv better_sqlite3.node build/Release/ \
+  && cd ../better-sqlite3-napi \
+  && rm -rf deps src binding.gyp prebuilds/darwin-* prebuilds/win32-*
 COPY . .
 # dist/crateflow.mjs with the UI files beside it, and sdk/dist for third-party plugins.
 RUN npm run build
@@ -41,9 +44,9 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production
 ENV CRATEFLOW_CONFIG=/config/config.yaml
 WORKDIR /app
-# The bundle leaves out undici (loaded on the first outbound request), better-sqlite3 (with its compiled addon,
-# built in the build stage for this same Node) and the UI's ES modules (served from node_modules); third-party
-# plugins import @crateflow/sdk, which resolves to sdk/dist.
+# The bundle leaves out undici (loaded on the first outbound request), the SQLite drivers (their addons built in
+# the build stage for this same Node, or shipped built) and the UI's ES modules (served from node_modules);
+# third-party plugins import @crateflow/sdk, which resolves to sdk/dist.
 COPY --from=build /src/package.json /src/package-lock.json ./
 COPY --from=build /src/node_modules/ node_modules/
 COPY --from=build /src/sdk/package.json sdk/

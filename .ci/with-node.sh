@@ -31,18 +31,12 @@ if [ "$actual" != "v${version}" ]; then
   echo "with-node: ${bin}/node is ${actual}, expected v${version}" >&2
   exit 1
 fi
-# Native addons (better-sqlite3) are compiled for one Node ABI: first the build of the Node on PATH now goes into
-# the cache (nothing to compile), then the one for VERSION is put in place (compiled once per version and cached),
-# and after COMMAND the first is put back, so a later command on this machine's Node loads it (.ci/native-addons.mjs).
+# The SQLite driver this release loads must open a database before the run counts as "the suite ran on Node N".
 here="$(cd "$(dirname "$0")" && pwd)"
-node "${here}/native-addons.mjs"
-PATH="${bin}:${PATH}" node "${here}/native-addons.mjs"
-# A native addon compiled during COMMAND (a test's fresh `npm ci`) must be built against VERSION's own headers,
-# which the package ships in include/node: a machine's npm config may name another Node's (nodedir=/usr here),
-# and an addon built for that ABI does not load under VERSION.
+PATH="${bin}:${PATH}" node "${here}/check-sqlite-driver.mjs"
+# An addon compiled during COMMAND (a test's fresh `npm ci` builds better-sqlite3 12) is built against VERSION's own
+# headers, which the package ships in include/node, as on a machine running VERSION: this machine's npm config
+# names another Node's (nodedir=/usr), and a build for that ABI would not load under VERSION.
 nodedir="$(dirname "$bin")"
 echo "with-node: running '$*' on Node ${actual} (${bin}/node, headers in ${nodedir}/include/node)" >&2
-status=0
-PATH="${bin}:${PATH}" npm_config_nodedir="$nodedir" "$@" || status=$?
-node "${here}/native-addons.mjs"
-exit "$status"
+PATH="${bin}:${PATH}" npm_config_nodedir="$nodedir" exec "$@"

@@ -22,7 +22,7 @@ await build({
   tsconfig: join(ROOT, 'tsconfig.json'),
   // undici is loaded on the first outbound request by the sdk; the fakes make none. better-sqlite3 finds its
   // compiled addon relative to its own files, so it is loaded from node_modules (as in the service's bundle).
-  external: ['undici', 'better-sqlite3'],
+  external: ['undici', 'better-sqlite3', 'better-sqlite3-napi'],
   banner: { js: "import { createRequire as __demoRequire } from 'node:module'; const require = __demoRequire(import.meta.url);" },
   logLevel: 'error',
 });

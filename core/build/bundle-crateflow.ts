@@ -41,9 +41,9 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     legalComments: 'none',
     write: false,
     // undici is loaded on the first outbound request (sdk http-client): left out, it costs no parse time at
-    // startup. better-sqlite3 must stay a package: its loader finds the compiled addon (build/Release/*.node)
-    // relative to its own files, so it is loaded at run time from node_modules, where npm ci built it.
-    external: ['undici', 'better-sqlite3'],
+    // startup. The SQLite drivers (core/storage/sqlite-driver.ts picks one by Node release) must stay packages: each
+    // finds its addon (built by npm ci, or shipped ready-made) relative to its own files, in node_modules.
+    external: ['undici', 'better-sqlite3', 'better-sqlite3-napi'],
     plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],
   });
   const code = result.outputFiles[0]?.text;

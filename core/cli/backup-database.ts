@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { link, open, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { SqliteDatabase } from '../storage/sqlite-driver.js';
 import { ConfigError } from '../config/config-error.js';
 import { configPathFrom, loadConfig } from '../config/load-config.js';
 import { resolveConfigPaths } from '../config/resolve-config-paths.js';
@@ -76,7 +77,7 @@ export async function runBackup(request: BackupRequest, env: NodeJS.ProcessEnv, 
 }
 
 async function copyDatabase(source: string, into: string): Promise<void> {
-  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
+  const db = new SqliteDatabase(source, { readonly: true, fileMustExist: true });
   try {
     // The service's own commits hold the write lock for a moment; wait for them as the service waits for us.
     db.pragma('busy_timeout = 5000');
@@ -94,7 +95,7 @@ async function copyDatabase(source: string, into: string): Promise<void> {
  * self-contained file with no -wal and -shm beside it (the service turns WAL back on when it opens a restored one).
  */
 function checkCopy(file: string): { problems: string[]; counts: [string, number | undefined][] } {
-  const db: Database = new BetterSqlite3(file, { fileMustExist: true });
+  const db: Database = new SqliteDatabase(file, { fileMustExist: true });
   try {
     db.pragma('journal_mode = DELETE');
     const problems = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((row) => row.quick_check).filter((line) => line !== 'ok');

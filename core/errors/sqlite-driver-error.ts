@@ -1,11 +1,17 @@
+import { SQLITE_DRIVER_PACKAGE } from '../storage/sqlite-driver.js';
+
 /**
- * better-sqlite3 is a native addon compiled for one Node.js ABI at install time. After Node is upgraded, or a tree
- * installed with `--ignore-scripts` or under another Node is started, loading it fails with Node's own dlopen
- * message, which names neither the fix nor the cause in a user's terms.
+ * The SQLite driver is a native addon (core/storage/sqlite-driver.ts). Node 20's, better-sqlite3 12, is compiled
+ * for one Node.js ABI at install: after Node is upgraded within 20, or a tree installed with `--ignore-scripts` or
+ * under another Node is started, loading it fails with Node's own dlopen message, which names neither the fix nor
+ * the cause in a user's terms. Node 22 and later load a ready-made build, which only an unknown platform lacks.
  */
 export class SqliteDriverError extends Error {
   constructor(reason: string) {
-    super(`the SQLite driver (better-sqlite3) does not load under Node.js ${process.version} (NODE_MODULE_VERSION ${process.versions.modules}): ${reason}. Run "npm rebuild better-sqlite3" in the Crateflow folder with this Node, or start Crateflow with the Node it was installed with`);
+    const fix = SQLITE_DRIVER_PACKAGE === 'better-sqlite3'
+      ? 'Run "npm rebuild better-sqlite3" in the Crateflow folder with this Node, or start Crateflow with the Node it was installed with'
+      : 'Its ready-made builds cover Linux (glibc and musl), macOS and Windows on x64 and arm64; run "npm ci" again with this Node';
+    super(`the SQLite driver (${SQLITE_DRIVER_PACKAGE}) does not load under Node.js ${process.version} (NODE_MODULE_VERSION ${process.versions.modules}): ${reason}. ${fix}`);
     this.name = 'SqliteDriverError';
   }
 }

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 import { DamagedDatabaseError } from './damaged-database-error.js';
 import { isDamagedDatabase } from './storage-failure.js';
+import { sqliteDriverPath } from './sqlite-driver.js';
 
 /**
  * Up to this size the quick check runs at open, before anything reads or writes (a few milliseconds per MiB). A
@@ -25,13 +25,15 @@ export function checkIntegrity(db: Database, file: string): void {
  * the damage found (a DamagedDatabaseError), or undefined for a sound file.
  */
 export function checkInBackground(file: string): Promise<DamagedDatabaseError | undefined> {
-  // Code, not a file: the bundle (dist/crateflow.mjs) is one file, and better-sqlite3 stays an external module.
+  // Code, not a file: the bundle (dist/crateflow.mjs) is one file, and the driver stays an external module.
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     const Database = require(workerData.driver);
     let db;
     try {
       db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+      // The check reads each page once: a cache as large as the service's own (16 MB) would only add to its memory.
+      db.pragma('cache_size = -1024');
       parentPort.postMessage({ problems: db.pragma('quick_check(5)').map((row) => row.quick_check) });
     } catch (err) {
       // A damaged file can make the check itself fail (SQLITE_CORRUPT): that is its finding too.
@@ -41,8 +43,9 @@ export function checkInBackground(file: string): Promise<DamagedDatabaseError | 
     }`;
   return new Promise((resolve, reject) => {
     // By path: code run with `eval` resolves modules from the working directory, which may be anywhere.
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(code, { eval: true, workerData: { file, driver } });
+    const driver = sqliteDriverPath();
+    // Its JavaScript is a few lines: a small heap keeps the thread's memory beside the service's small too.
+    const worker = new Worker(code, { eval: true, workerData: { file, driver }, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 } });
     worker.unref();
     worker.once('message', (answer: { problems?: string[]; failed?: { code: string; message: string } }) => {
       if (answer.failed) {

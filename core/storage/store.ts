@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { SqliteDatabase } from './sqlite-driver.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { DamagedDatabaseError } from './damaged-database-error.js';
 import { GroupCommit, type Change } from './group-commit.js';
@@ -113,7 +114,7 @@ function openDatabase(file: string, checkAtOpen: boolean): Database {
   }
   let db: Database | undefined;
   try {
-    db = new BetterSqlite3(file);
+    db = new SqliteDatabase(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

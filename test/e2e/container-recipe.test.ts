@@ -13,6 +13,7 @@ import { buildRecipe, dockerfileArgs, listTree, type RuntimeImage } from '../hel
 import { rawRequest } from '../helpers/raw-request.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
+import { SQLITE_DRIVER_PACKAGE } from '../../core/storage/sqlite-driver.js';
 import { readRecords } from '../helpers/read-stored.js';
 
 const run = promisify(execFile);
@@ -67,13 +68,16 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
     assert.ok(new Set(await listTree(join(image.root, 'config'))).has('config.yaml'), 'a default /config/config.yaml');
   });
 
-  it('carries the compiled SQLite addon, without its sources or build files, and loads it as the service user', async () => {
-    const addon = join(image.root, 'app', 'node_modules', 'better-sqlite3');
-    const files = await listTree(addon);
-    assert.ok(files.includes('build/Release/better_sqlite3.node'), 'the compiled addon is in /app');
-    for (const path of ['deps', 'src', 'build/Release/obj.target']) assert.ok(!files.includes(path), `${path} of better-sqlite3 is not in /app`);
-    // What the bundle does with it (better-sqlite3 is external): resolved from /app/node_modules, a database opened.
-    const script = "const Database = require('better-sqlite3'); const db = new Database(':memory:'); process.stdout.write(db.prepare('select sqlite_version() as v').get().v)";
+  it('carries the SQLite drivers without their sources or build files, and loads the one for its Node as the service user', async () => {
+    const modules = join(image.root, 'app', 'node_modules');
+    const compiled = await listTree(join(modules, 'better-sqlite3'));
+    assert.ok(compiled.includes('build/Release/better_sqlite3.node'), 'the addon of better-sqlite3 12 (Node 20) is in /app');
+    for (const path of ['deps', 'src', 'build/Release/obj.target']) assert.ok(!compiled.includes(path), `${path} of better-sqlite3 is not in /app`);
+    const shipped = await listTree(join(modules, 'better-sqlite3-napi'));
+    assert.ok(shipped.includes('prebuilds/linux-x64.node') && shipped.includes('prebuilds/linux-arm64.node'), 'the Linux builds of better-sqlite3 13 (Node 22 and later) are in /app');
+    for (const path of ['deps', 'src', 'prebuilds/darwin-x64.node', 'prebuilds/win32-x64.node']) assert.ok(!shipped.includes(path), `${path} of better-sqlite3 13 is not in /app`);
+    // What the bundle does (the driver is external): the package for this Node, resolved from /app/node_modules.
+    const script = `const Database = require(${JSON.stringify(SQLITE_DRIVER_PACKAGE)}); const db = new Database(':memory:'); process.stdout.write(db.prepare('select sqlite_version() as v').get().v)`;
     const child = startImage({ ...image, cmd: ['node', '-e', script] }, {});
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../core/storage/sqlite-driver.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
 
 /** Runs `read` on a read-only connection to a data dir's database (committed data, WAL included), then closes it. */
 export function readDatabase<T>(dataDir: string, read: (db: BetterSqlite3.Database) => T): T {
-  const db = new BetterSqlite3(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+  const db = new SqliteDatabase(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
   try {
     return read(db);
   } finally {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../core/storage/sqlite-driver.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
 
 /**
@@ -7,7 +8,7 @@ import { DATABASE_FILE } from '../../core/storage/store.js';
  * leaves behind. Never while the service runs (it holds the data dir).
  */
 export function changeDatabase<T>(dataDir: string, change: (db: BetterSqlite3.Database) => T): T {
-  const db = new BetterSqlite3(join(dataDir, DATABASE_FILE), { fileMustExist: true });
+  const db = new SqliteDatabase(join(dataDir, DATABASE_FILE), { fileMustExist: true });
   try {
     return db.transaction(() => change(db))();
   } finally {

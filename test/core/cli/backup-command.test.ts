@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
 import { bundleCrateflow } from '../../../core/build/bundle-crateflow.js';
 import { Store } from '../../../core/storage/store.js';
 import { REPO_ROOT } from '../../helpers/run-service.js';
@@ -51,7 +52,7 @@ async function setUp(t: TestContext): Promise<{ dir: string; config: string; dat
 
 /** Opens a backup and answers what its rows say: the writer's count and the rows it wrote. */
 function readCopy(file: string): { quickCheck: string; recorded: number; rows: number } {
-  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  const db = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   try {
     const quickCheck = String(db.pragma('quick_check', { simple: true }));
     const recorded = Number((db.prepare("SELECT record FROM source_state WHERE name = 'writer'").get() as { record: string } | undefined)?.record ?? 0);
@@ -146,7 +147,7 @@ describe('crateflow backup FILE (a real process)', () => {
     assert.match(help.stdout, /crateflow backup FILE \[--config PATH\]/);
   });
 
-  it('runs from the esbuild bundle npm runs (better-sqlite3 is loaded from node_modules, not bundled)', async (t) => {
+  it('runs from the esbuild bundle npm runs (the SQLite driver is loaded from node_modules, not bundled)', async (t) => {
     const { dir, config, dataDir } = await setUp(t);
     const store = await Store.open(dataDir);
     await store.change(() => store.db.prepare("INSERT INTO plugin_entries (plugin, key, seq, value) VALUES ('p', 'k', 1, '1')").run());
@@ -157,7 +158,9 @@ describe('crateflow backup FILE (a real process)', () => {
     t.after(() => rm(bundleDir, { recursive: true, force: true }));
     const bundle = join(bundleDir, 'crateflow.mjs');
     await bundleCrateflow(bundle);
-    assert.match(await readFile(bundle, 'utf8'), /from\s*"better-sqlite3"/, 'the bundle imports better-sqlite3 rather than carrying it');
+    const code = await readFile(bundle, 'utf8');
+    assert.ok(code.includes('"better-sqlite3-napi"') && code.includes('"better-sqlite3"'), 'the bundle names both drivers, to load one at run time');
+    assert.doesNotMatch(code, /function Database\(filenameGiven/, 'and carries neither');
     const target = join(dir, 'from-bundle.db');
     const result = await finish(spawn(process.execPath, [bundle, 'backup', target, '--config', config], { cwd: dir, env: ENV, stdio: 'pipe' }));
     assert.equal(result.code, 0, result.stderr);

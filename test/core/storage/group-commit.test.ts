@@ -3,13 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
 import { GroupCommit } from '../../../core/storage/group-commit.js';
 import { ServiceUnavailableError } from '../../../core/errors/service-unavailable-error.js';
 
 async function database(t: TestContext): Promise<BetterSqlite3.Database> {
   const dir = await mkdtemp(join(tmpdir(), 'crateflow-group-commit-'));
-  const db = new BetterSqlite3(join(dir, 'test.db'));
+  const db = new SqliteDatabase(join(dir, 'test.db'));
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE items (id TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))');
   t.after(async () => {
@@ -54,7 +55,7 @@ describe('GroupCommit', () => {
     const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)');
     const published: string[] = [];
     const seenAtPublish: number[] = [];
-    const reader = new BetterSqlite3(db.name, { readonly: true });
+    const reader = new SqliteDatabase(db.name, { readonly: true });
     const count = reader.prepare('SELECT count(*) AS n FROM items');
     const kept = commits.run(({ afterCommit }) => {
       insert.run('kept', 1);

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
 import { QueueTable } from '../../../core/queue/queue-table.js';
 import { MIGRATIONS } from '../../../core/storage/schema/migrations.js';
 import { migrate, SCHEMA_VERSION } from '../../../core/storage/schema-migrations.js';
@@ -20,7 +21,7 @@ const indexNames = (db: BetterSqlite3.Database) => db.prepare("SELECT name FROM 
 describe('schema migrations', () => {
   it('brings a database of the first released schema up to date at open, keeping its rows', async (t) => {
     const dir = await tempDir(t);
-    const old = new BetterSqlite3(join(dir, DATABASE_FILE));
+    const old = new SqliteDatabase(join(dir, DATABASE_FILE));
     migrate(old, 'crateflow.db', MIGRATIONS.slice(0, 1));
     old.prepare(`INSERT INTO queue_items (id, status, source, added_at, year, name_sort, search_text, name_key, record) VALUES ('q1', 'pending', 'test', '2026-11-01T00:00:00.000Z', 0, 'a', ' a ', 'a', ?)`)
       .run(JSON.stringify({ id: 'q1', type: 'album', artist: 'A', album: 'B', source: 'test', status: 'pending', added_at: '2026-11-01T00:00:00.000Z' }));
@@ -50,7 +51,7 @@ describe('schema migrations', () => {
 
   it('leaves a database as it was when a step fails, so the next start runs that step again whole', async (t) => {
     const dir = await tempDir(t);
-    const db = new BetterSqlite3(join(dir, DATABASE_FILE));
+    const db = new SqliteDatabase(join(dir, DATABASE_FILE));
     t.after(() => db.close());
     const failing = [...MIGRATIONS.slice(0, 1), { version: 2, name: 'fails half-way', sql: 'CREATE TABLE half (x); SELECT no_such_function();' }];
     assert.throws(() => migrate(db, 'crateflow.db', failing), /no_such_function/);

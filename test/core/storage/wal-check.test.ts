@@ -3,7 +3,8 @@ import { copyFile, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
 import { DamagedDatabaseError } from '../../../core/storage/damaged-database-error.js';
 import { Store, DATABASE_FILE } from '../../../core/storage/store.js';
 import { findWalDamage } from '../../../core/storage/wal-check.js';
@@ -19,7 +20,7 @@ async function dirWithLog(t: TestContext, commits: number): Promise<{ dir: strin
   const source = await mkdtemp(join(tmpdir(), 'crateflow-wal-source-'));
   const dir = await mkdtemp(join(tmpdir(), 'crateflow-wal-'));
   t.after(() => Promise.all([rm(source, { recursive: true, force: true }), rm(dir, { recursive: true, force: true })]));
-  const db = new BetterSqlite3(join(source, DATABASE_FILE));
+  const db = new SqliteDatabase(join(source, DATABASE_FILE));
   db.pragma('journal_mode = WAL');
   db.pragma('wal_autocheckpoint = 0');
   db.exec('CREATE TABLE notes (n INTEGER PRIMARY KEY, text TEXT NOT NULL)');

@@ -53,6 +53,11 @@ export class QueueTable {
       get: db.prepare('SELECT record FROM queue_items WHERE id = ?').pluck(),
       statusOf: db.prepare('SELECT status FROM queue_items WHERE id = ?').pluck(),
       nextDecision: db.prepare('SELECT coalesce(max(decided_seq), 0) + 1 FROM queue_items').pluck(),
+      // Sets only what a decision changes: SQLite leaves alone every index none of whose columns is set (by mbid, by
+      // name, by id), where setting every column rewrote them all. The other columns must still match the record.
+      decide: db.prepare(`UPDATE queue_items SET status = @status, decided_seq = @decided_seq, record = @record
+        WHERE id = @id AND status = 'pending' AND source = @source AND added_at = @added_at AND score IS @score AND year = @year
+        AND name_sort = @name_sort AND search_text = @search_text AND mbid IS @mbid AND name_key IS @name_key`),
       count: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ?').pluck(),
       countOfSource: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ? AND source = ?').pluck(),
       sources: db.prepare("SELECT source AS name, n AS pending FROM queue_counts WHERE status = 'pending' AND n > 0"),
@@ -83,7 +88,8 @@ export class QueueTable {
 
   /** Records a decision (inside a change): the item is numbered after every earlier decision. */
   decide(item: QueueItem & { status: DecidedStatus }): void {
-    this.statements.update.run(rowOf(item, Number(this.statements.nextDecision.get())));
+    const row = rowOf(item, Number(this.statements.nextDecision.get()));
+    if (this.statements.decide.run(row).changes === 0) throw new Error(`queue item "${item.id}" is not pending, or its decision changes more than status and record`);
   }
 
   /** Makes a decided item pending again (inside a change). */

@@ -62,6 +62,19 @@ describe('QueueTable', () => {
     assert.deepEqual(table.pendingSources(), [{ name: 'lastfm', pending: 2 }, { name: 'listenbrainz', pending: 1 }]);
   });
 
+  it('refuses a decision on an item that is not pending, or one that changes more than its status and record', async (t) => {
+    const { store, table } = await open(t);
+    const pending = item({ artist: 'Stereolab', album: 'Dots and Loops', mbid: 'bbbbbbbb-0000-0000-0000-000000000002' });
+    await store.change(() => table.insert(pending));
+    const decidedAt = '2026-11-02T00:00:00.000Z';
+    await assert.rejects(store.change(() => table.decide({ ...pending, album: 'Emperor Tomato Ketchup', status: 'approved', decided_at: decidedAt })), /changes more than status and record/);
+    await assert.rejects(store.change(() => table.decide({ ...pending, mbid: undefined, status: 'approved', decided_at: decidedAt })), /changes more than status and record/);
+    assert.deepEqual(table.get(pending.id), pending, 'left as it was');
+    await store.change(() => table.decide({ ...pending, status: 'approved', decided_at: decidedAt }));
+    await assert.rejects(store.change(() => table.decide({ ...pending, status: 'rejected', decided_at: decidedAt })), /is not pending/);
+    assert.equal(table.statusOf(pending.id), 'approved');
+  });
+
   it('numbers decisions, pages them latest first, finds the latest decision on an album, and restores', async (t) => {
     const { store, table } = await open(t);
     const first = item({ artist: 'Boards of Canada & Autechre', album: 'Split Signals', mbid: 'AAAAAAAA-0000-0000-0000-000000000001' });

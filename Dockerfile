@@ -9,7 +9,7 @@ ARG NODE_VERSION=24.21.0
 
 # --- build: a production install and the esbuild bundle ---------------------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS build
-# The SQLite driver is a native addon in two lines (core/storage/sqlite-driver.ts): Node 22 and later load
+# The SQLite driver is a native addon in two lines (core/sqlite/sqlite-driver.ts): Node 22 and later load
 # better-sqlite3 13, a Node-API build shipped ready-made; Node 20 loads better-sqlite3 12, which npm ci compiles with
 # node-gyp (it is installed, and compiled, under any Node), which needs these. Only this stage has them; the runtime
 # stage gets the addons inside node_modules.

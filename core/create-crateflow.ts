@@ -42,7 +42,7 @@ import { checkNamedUpstreams } from './net/check-named-upstreams.js';
 import { createLogger } from './logging/create-logger.js';
 import { checkPlugins, createPlugins, instanceNameOf, type LoadedPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
-import { DamagedDatabaseError } from './storage/damaged-database-error.js';
+import { DamagedDatabaseError } from './integrity/damaged-database-error.js';
 import { DataDirInUseError } from './storage/data-dir-lock.js';
 import { NewerDatabaseError } from './storage/schema-migrations.js';
 import { sqliteDriverError } from './errors/sqlite-driver-error.js';

@@ -14,7 +14,7 @@ import { isLoopback } from './net/is-loopback.js';
 import { checkPlugins } from './plugins/plugin-host.js';
 import { planPluginMounts, slotChoice } from './plugins/plugin-mounts.js';
 import { readVersion } from './version.js';
-import type { DamagedDatabaseError } from './storage/damaged-database-error.js';
+import type { DamagedDatabaseError } from './integrity/damaged-database-error.js';
 
 /**
  * `crateflow [--config PATH]` runs the service; `crateflow hash-password` prints a password hash; `crateflow backup

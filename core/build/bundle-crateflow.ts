@@ -41,7 +41,7 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     legalComments: 'none',
     write: false,
     // undici is loaded on the first outbound request (sdk http-client): left out, it costs no parse time at
-    // startup. The SQLite drivers (core/storage/sqlite-driver.ts picks one by Node release) must stay packages: each
+    // startup. The SQLite drivers (core/sqlite/sqlite-driver.ts picks one by Node release) must stay packages: each
     // finds its addon (built by npm ci, or shipped ready-made) relative to its own files, in node_modules.
     external: ['undici', 'better-sqlite3', 'better-sqlite3-napi'],
     plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { link, open, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { SqliteDatabase } from '../storage/sqlite-driver.js';
+import { SqliteDatabase } from '../sqlite/sqlite-driver.js';
 import { ConfigError } from '../config/config-error.js';
 import { configPathFrom, loadConfig } from '../config/load-config.js';
 import { resolveConfigPaths } from '../config/resolve-config-paths.js';

@@ -1,7 +1,7 @@
-import { SQLITE_DRIVER_PACKAGE } from '../storage/sqlite-driver.js';
+import { SQLITE_DRIVER_PACKAGE } from '../sqlite/sqlite-driver.js';
 
 /**
- * The SQLite driver is a native addon (core/storage/sqlite-driver.ts). Node 20's, better-sqlite3 12, is compiled
+ * The SQLite driver is a native addon (core/sqlite/sqlite-driver.ts). Node 20's, better-sqlite3 12, is compiled
  * for one Node.js ABI at install: after Node is upgraded within 20, or a tree installed with `--ignore-scripts` or
  * under another Node is started, loading it fails with Node's own dlopen message, which names neither the fix nor
  * the cause in a user's terms. Node 22 and later load a ready-made build, which only an unknown platform lacks.

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error.js';
-import { isStorageFailure } from './storage-failure.js';
+import { isStorageFailure } from '../integrity/storage-failure.js';
 
 /** What a change gets besides the database: a way to act once its transaction is on disk. */
 export interface ChangeContext {

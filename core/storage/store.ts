@@ -2,14 +2,14 @@ import { statSync } from 'node:fs';
 import { access, constants, mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { SqliteDatabase } from './sqlite-driver.js';
+import { SqliteDatabase } from '../sqlite/sqlite-driver.js';
 import { DataDirLock } from './data-dir-lock.js';
-import { DamagedDatabaseError } from './damaged-database-error.js';
+import { DamagedDatabaseError } from '../integrity/damaged-database-error.js';
 import { GroupCommit, type Change } from './group-commit.js';
 import { migrate } from './schema-migrations.js';
-import { isDamagedDatabase, isStorageFailure } from './storage-failure.js';
-import { findWalDamage } from './wal-check.js';
-import { CHECK_AT_OPEN_MAX_BYTES, checkInBackground, checkIntegrity } from './integrity-check.js';
+import { isDamagedDatabase, isStorageFailure } from '../integrity/storage-failure.js';
+import { findWalDamage } from '../integrity/wal-check.js';
+import { CHECK_AT_OPEN_MAX_BYTES, checkInBackground, checkIntegrity } from '../integrity/integrity-check.js';
 
 export const DATABASE_FILE = 'crateflow.db';
 

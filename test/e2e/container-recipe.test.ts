@@ -13,7 +13,7 @@ import { buildRecipe, dockerfileArgs, listTree, type RuntimeImage } from '../hel
 import { rawRequest } from '../helpers/raw-request.js';
 import { REPO_ROOT, waitForListening } from '../helpers/run-service.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
-import { SQLITE_DRIVER_PACKAGE } from '../../core/storage/sqlite-driver.js';
+import { SQLITE_DRIVER_PACKAGE } from '../../core/sqlite/sqlite-driver.js';
 import { readRecords } from '../helpers/read-stored.js';
 
 const run = promisify(execFile);

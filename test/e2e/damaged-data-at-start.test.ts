@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdtemp, open, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECK_AT_OPEN_MAX_BYTES } from '../../core/storage/integrity-check.js';
+import { CHECK_AT_OPEN_MAX_BYTES } from '../../core/integrity/integrity-check.js';
 import { SCHEMA_VERSION } from '../../core/storage/schema-migrations.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
 import { api } from '../helpers/api-client.js';

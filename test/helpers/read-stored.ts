@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteDatabase } from '../../core/storage/sqlite-driver.js';
+import { SqliteDatabase } from '../../core/sqlite/sqlite-driver.js';
 import { DATABASE_FILE } from '../../core/storage/store.js';
 
 /** Runs `read` on a read-only connection to a data dir's database (committed data, WAL included), then closes it. */

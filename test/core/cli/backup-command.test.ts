@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
+import { SqliteDatabase } from '../../../core/sqlite/sqlite-driver.js';
 import { bundleCrateflow } from '../../../core/build/bundle-crateflow.js';
 import { Store } from '../../../core/storage/store.js';
 import { REPO_ROOT } from '../../helpers/run-service.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sqliteDriverError } from '../../../core/errors/sqlite-driver-error.js';
-import { SQLITE_DRIVER_PACKAGE } from '../../../core/storage/sqlite-driver.js';
+import { SQLITE_DRIVER_PACKAGE } from '../../../core/sqlite/sqlite-driver.js';
 
 // The fix named depends on the driver this Node loads: Node 20's is rebuilt, the ready-made one installed again.
 const FIX = SQLITE_DRIVER_PACKAGE === 'better-sqlite3' ? /npm rebuild better-sqlite3/ : /npm ci" again with this Node/;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
+import { SqliteDatabase } from '../../../core/sqlite/sqlite-driver.js';
 import { GroupCommit } from '../../../core/storage/group-commit.js';
 import { ServiceUnavailableError } from '../../../core/errors/service-unavailable-error.js';
 

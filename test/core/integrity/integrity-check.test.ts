@@ -3,7 +3,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { DamagedDatabaseError } from '../../../core/storage/damaged-database-error.js';
+import { DamagedDatabaseError } from '../../../core/integrity/damaged-database-error.js';
 import { DATABASE_FILE, Store } from '../../../core/storage/store.js';
 
 const PAGE = 4096;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import type BetterSqlite3 from 'better-sqlite3';
-import { SqliteDatabase } from '../../../core/storage/sqlite-driver.js';
-import { DamagedDatabaseError } from '../../../core/storage/damaged-database-error.js';
+import { SqliteDatabase } from '../../../core/sqlite/sqlite-driver.js';
+import { DamagedDatabaseError } from '../../../core/integrity/damaged-database-error.js';
 import { Store, DATABASE_FILE } from '../../../core/storage/store.js';
-import { findWalDamage } from '../../../core/storage/wal-check.js';
+import { findWalDamage } from '../../../core/integrity/wal-check.js';
 
 const PAGE = 4096;
 const FRAME = 24 + PAGE;

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
 import { DamagedDatabaseError } from './damaged-database-error.js';
 import { isDamagedDatabase } from './storage-failure.js';
-import { sqliteDriverPath } from './sqlite-driver.js';
+import { sqliteDriverPath } from '../sqlite/sqlite-driver.js';
 
 /**
  * Up to this size the quick check runs at open, before anything reads or writes (a few milliseconds per MiB). A

@@ -60,7 +60,7 @@ describe('GET /api/v1/openapi.json', () => {
   it('marks a query parameter or body field with a default as not required', () => {
     const required = (path: string) => Object.fromEntries((doc.paths[path]?.get?.parameters ?? []).map((p) => [p.name, p.required]));
     assert.deepEqual(required('/api/v1/queue/pending'), { limit: false, offset: false, sort: false, order: false, source: false, q: false, hide_owned: false });
-    assert.deepEqual(required('/api/v1/queue'), { status: true, limit: false, offset: false });
+    assert.deepEqual(required('/api/v1/queue'), { status: true, limit: false, offset: false, before: false });
     // dry_run defaults to false: a client may leave it out.
     const webhookTest = doc.components.schemas.WebhookTestRequest;
     assert.ok(webhookTest?.properties?.dry_run, 'dry_run is described');

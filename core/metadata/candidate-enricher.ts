@@ -126,14 +126,14 @@ export class CandidateEnricher {
         continue;
       }
       if (!needsEnrichment(item)) {
-        this.position = item;
+        this.position = positionOf(item);
         if (++skipped % SKIPS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
         continue;
       }
       const rewinds = this.rewinds;
       const outcome = await this.enrich(item.id);
       if (outcome === 'later') await this.pause(this.options.retryAfterMs ?? 60_000);
-      else if (rewinds === this.rewinds) this.position = item;
+      else if (rewinds === this.rewinds) this.position = positionOf(item);
     }
   }
 
@@ -196,6 +196,11 @@ export class CandidateEnricher {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
+}
+
+/** Only what the walk compares, so the position does not hold on to a whole record. */
+function positionOf(item: Readonly<QueueItem>): Position {
+  return { added_at: item.added_at, id: item.id };
 }
 
 /** The order of the walk: added_at, then id. */

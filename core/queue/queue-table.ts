@@ -18,10 +18,10 @@ export interface PendingFilter {
   hide_owned?: boolean;
 }
 
-/** A queue item an album matched, with its status. */
 /** Where an item stands in the order pending items were added. */
 export type QueuePosition = Pick<QueueItem, 'added_at' | 'id'>;
 
+/** A queue item an album matched, with its status. */
 export interface QueueMatch {
   id: string;
   status: QueueStatus;
@@ -54,7 +54,7 @@ export class QueueTable {
       statusOf: db.prepare('SELECT status FROM queue_items WHERE id = ?').pluck(),
       nextDecision: db.prepare('SELECT coalesce(max(decided_seq), 0) + 1 FROM queue_items').pluck(),
       // Sets only what a decision changes: SQLite leaves alone every index none of whose columns is set (by mbid, by
-      // name, by id), where setting every column rewrote them all. The other columns must still match the record.
+      // name), where setting every column rewrote them all. The other columns must still match the record.
       decide: db.prepare(`UPDATE queue_items SET status = @status, decided_seq = @decided_seq, record = @record
         WHERE id = @id AND status = 'pending' AND source = @source AND added_at = @added_at AND score IS @score AND year = @year
         AND name_sort = @name_sort AND search_text = @search_text AND mbid IS @mbid AND name_key IS @name_key`),
@@ -72,7 +72,7 @@ export class QueueTable {
       pendingByName: db.prepare("SELECT id FROM queue_items INDEXED BY queue_by_name_key WHERE name_key = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       decidedByMbid: db.prepare('SELECT id, status FROM queue_items INDEXED BY queue_by_mbid WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
       decidedByName: db.prepare('SELECT id, status FROM queue_items INDEXED BY queue_by_name_key WHERE name_key = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
-      pendingIdsOldestFirst: db.prepare("SELECT id FROM queue_items WHERE status = 'pending' ORDER BY added_at, id").pluck(),
+      pendingIdsOldestFirst: db.prepare("SELECT id FROM queue_items INDEXED BY queue_pending_by_added WHERE status = 'pending' ORDER BY added_at, id").pluck(),
       // On their own index (schema 2): one step costs the same whether 10 or 1,000,000 items are pending.
       firstWithoutMbid: db.prepare("SELECT record FROM queue_items INDEXED BY queue_pending_without_mbid WHERE status = 'pending' AND mbid IS NULL ORDER BY added_at, id LIMIT 1").pluck(),
       nextWithoutMbid: db.prepare("SELECT record FROM queue_items INDEXED BY queue_pending_without_mbid WHERE status = 'pending' AND mbid IS NULL AND (added_at, id) > (?, ?) ORDER BY added_at, id LIMIT 1").pluck(),

@@ -24,5 +24,7 @@ export function sqliteDriverError(err: unknown): SqliteDriverError | undefined {
   if (builtFor) return new SqliteDriverError(`it was compiled for NODE_MODULE_VERSION ${builtFor}`);
   if (code === 'ERR_DLOPEN_FAILED') return new SqliteDriverError(err.message.split('\n')[0] ?? 'dlopen failed');
   if (err.message.startsWith('Could not locate the bindings file')) return new SqliteDriverError('it was never compiled (no build/Release/better_sqlite3.node)');
+  // 13 on a platform it ships no build for, and none compiled: it asks for build/Release/better_sqlite3.node.
+  if (code === 'MODULE_NOT_FOUND' && err.message.includes('better_sqlite3.node')) return new SqliteDriverError(`no build of it for ${process.platform}-${process.arch}`);
   return undefined;
 }

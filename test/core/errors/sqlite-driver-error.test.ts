@@ -40,8 +40,11 @@ describe('sqliteDriverError', () => {
     }
   });
 
-  it('recognises a driver that was never compiled (npm ci --ignore-scripts), and leaves other errors alone', () => {
+  it('recognises a driver that was never compiled (npm ci --ignore-scripts) or has no build for this platform, and leaves other errors alone', () => {
     assert.match(sqliteDriverError(new Error('Could not locate the bindings file. Tried:\n → /srv/build/better_sqlite3.node'))?.message ?? '', /never compiled/);
+    const noBuild = Object.assign(new Error("Cannot find module '/srv/node_modules/better-sqlite3-napi/build/Release/better_sqlite3.node'"), { code: 'MODULE_NOT_FOUND' });
+    assert.match(sqliteDriverError(noBuild)?.message ?? '', new RegExp(`no build of it for ${process.platform}-${process.arch}`));
+    assert.equal(sqliteDriverError(Object.assign(new Error("Cannot find module 'koa'"), { code: 'MODULE_NOT_FOUND' })), undefined);
     assert.equal(sqliteDriverError(Object.assign(new Error('EACCES: permission denied, mkdir'), { code: 'EACCES' })), undefined);
     assert.equal(sqliteDriverError('a string'), undefined);
   });

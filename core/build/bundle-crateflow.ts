@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 
@@ -12,12 +13,16 @@ const NODE_BUNDLE = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   conditions: ['crateflow-source'],
   tsconfig: join(ROOT, 'tsconfig.json'),
-  // Bundled CommonJS dependencies (koa, pino, ajv…) call require() for node built-ins.
-  banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
   logLevel: 'error',
+} satisfies BuildOptions;
+
+/** A module the build imports itself. Bundled CommonJS dependencies (ajv…) call require() for node built-ins. */
+const ESM_BUNDLE = {
+  ...NODE_BUNDLE,
+  format: 'esm',
+  banner: { js: "import { createRequire as __crateflowRequire } from 'node:module'; const require = __crateflowRequire(import.meta.url);" },
 } satisfies BuildOptions;
 
 /**
@@ -26,13 +31,20 @@ const NODE_BUNDLE = {
  * `import(packageName)` would reach a workspace package whose "exports" is `./index.ts`, which plain node cannot
  * run, so the bundle puts a map of built-in package names in front of the host's loader (third-party names and
  * paths still go to `import()`). The web UI's static files are copied next to the bundle.
+ *
+ * The code is a CommonJS file (`crateflow.code.cjs` beside `crateflow.mjs`), which V8 can compile from a code cache;
+ * `outfile` is the small ES module that runs it through that cache (core/build/code-cache-entry.mjs). The sources'
+ * `import.meta.url` and `import.meta.resolve` become parameters that the entry passes in.
  */
 export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
+  const codeFile = `${basename(outfile, '.mjs')}.code.cjs`;
   const result = await build({
     ...NODE_BUNDLE,
+    format: 'cjs',
+    define: { 'import.meta.url': '__crateflowUrl', 'import.meta.resolve': '__crateflowResolve' },
     entryPoints: [join(ROOT, 'core', 'main.ts')],
-    outfile,
+    outfile: join(dirname(outfile), codeFile),
     // Error classes name themselves from `new.target.name`; keep names that bundling would otherwise suffix.
     keepNames: true,
     // Comments and indentation only cost parse time and heap; identifiers stay readable in stack traces.
@@ -50,12 +62,20 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
   if (code === undefined) throw new Error('esbuild produced no output');
   const ascii = escapeNonAscii(code);
   await mkdir(dirname(outfile), { recursive: true });
-  await writeFile(outfile, ascii);
+  await writeFile(join(dirname(outfile), codeFile), ascii);
+  await writeFile(outfile, await codeCacheEntry(codeFile, ascii));
   // core/ui/ui-assets.ts reads `./public/` next to itself (import.meta.url), which is now the bundle's folder.
   const publicDir = join(dirname(outfile), 'public');
   await rm(publicDir, { recursive: true, force: true });
   await cp(join(ROOT, 'core', 'ui', 'public'), publicDir, { recursive: true });
   return { ms: Math.round(performance.now() - started), bytes: Buffer.byteLength(ascii) };
+}
+
+/** core/build/code-cache-entry.mjs, naming the code file beside it and the hash of that file's content. */
+async function codeCacheEntry(codeFile: string, code: string): Promise<string> {
+  const template = await readFile(join(ROOT, 'core', 'build', 'code-cache-entry.mjs'), 'utf8');
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  return template.replace("'__CODE_FILE__'", JSON.stringify(codeFile)).replace("'__CODE_HASH__'", JSON.stringify(hash));
 }
 
 /**
@@ -161,7 +181,7 @@ function precompiledConfigValidator(source: string): Plugin {
  */
 async function configValidatorModule(): Promise<string> {
   const script = join(ROOT, 'core', 'build', `.config-validator-${process.pid}.mjs`);
-  await build({ ...NODE_BUNDLE, entryPoints: [join(ROOT, 'core', 'build', 'config-validator-module.ts')], outfile: script });
+  await build({ ...ESM_BUNDLE, entryPoints: [join(ROOT, 'core', 'build', 'config-validator-module.ts')], outfile: script });
   try {
     const generator = (await import(pathToFileURL(script).href)) as { configValidatorModule: () => string };
     return generator.configValidatorModule();

@@ -25,7 +25,7 @@ export function checkIntegrity(db: Database, file: string): void {
  * the damage found (a DamagedDatabaseError), or undefined for a sound file.
  */
 export function checkInBackground(file: string): Promise<DamagedDatabaseError | undefined> {
-  // Code, not a file: the bundle (dist/crateflow.mjs) is one file, and the driver stays an external module.
+  // Code, not a file: the bundled service (dist/crateflow.code.cjs) is one file, and the driver stays an external module.
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     const Database = require(workerData.driver);

@@ -4,8 +4,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { bundleCrateflow } from '../../core/build/bundle-crateflow.js';
 import { loadConfig } from '../../core/config/load-config.js';
 import { startFakeWebhookReceiver } from '../fakes/fake-webhook-receiver.js';
@@ -93,7 +93,48 @@ describe('the built bundle (npm start)', () => {
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);
   });
+
+  it('takes a V8 code cache beside the bundle a few seconds into a start, starts from it, and shrugs off a damaged one', async () => {
+    const cacheDir = join(dir, '.code-cache');
+    const config = join(dir, 'config.yaml');
+    const first = spawn(process.execPath, [outfile, '--config', config], { stdio: 'pipe', env: { ...process.env, PORT: '' } });
+    await waitForListening(first);
+    const cache = await waitForFile(cacheDir, 15_000);
+    first.kill('SIGTERM');
+    await once(first, 'exit');
+    const written = await stat(cache);
+    assert.ok(written.size > 100_000, `the cache holds the bundle's bytecode (${written.size} bytes)`);
+    assert.deepEqual(await readdir(cacheDir), [basename(cache)], 'written whole, then renamed: no partial file is left');
+
+    // A start that V8 accepts the cache for does not write it again (it would after CACHE_AFTER_MS, 3 s).
+    const second = spawn(process.execPath, [outfile, '--config', config], { stdio: 'pipe', env: { ...process.env, PORT: '' } });
+    const { port } = await waitForListening(second);
+    assert.equal((await api(`http://127.0.0.1:${port}`, 'GET', '/health')).status, 200);
+    await sleep(3_500);
+    assert.equal((await stat(cache)).mtimeMs, written.mtimeMs, 'the cache was used, not refused and rewritten');
+    second.kill('SIGTERM');
+    assert.deepEqual(await once(second, 'exit'), [0, null]);
+
+    await writeFile(cache, Buffer.alloc(written.size, 0x5a));
+    const damaged = spawn(process.execPath, [outfile, '--version'], { stdio: 'pipe' });
+    let stdout = '';
+    damaged.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    assert.deepEqual(await once(damaged, 'exit'), [0, null]);
+    assert.match(stdout, /^\d+\.\d+\.\d+/, 'V8 refuses a damaged cache and the bundle compiles from source');
+  });
 });
+
+/** The first file to appear in `folder` (polled), or a failure after `timeoutMs`. */
+async function waitForFile(folder: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const names = await readdir(folder).catch(() => []);
+    const done = names.find((name) => !name.endsWith('.tmp'));
+    if (done) return join(folder, done);
+    if (Date.now() > deadline) throw new Error(`no file in ${folder} within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
 
 /** POSTs `pieces` as JSON, each written separately with a pause between, and returns the answer. */
 async function postInPieces(url: string, pieces: Buffer[]): Promise<{ status: number; type: string; text: string }> {

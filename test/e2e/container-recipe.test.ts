@@ -63,7 +63,7 @@ describe('the container recipe (Dockerfile)', { timeout: 300_000 }, () => {
 
   it('holds the bundle and its run-time packages, without sources, tests or development tools', async () => {
     const tree = new Set(await listTree(join(image.root, 'app')));
-    for (const path of ['dist/crateflow.mjs', 'dist/public', 'sdk/dist/index.js', 'node_modules/undici', 'node_modules/preact']) assert.ok(tree.has(path), `${path} is in /app`);
+    for (const path of ['dist/crateflow.mjs', 'dist/crateflow.code.cjs', 'dist/public', 'sdk/dist/index.js', 'node_modules/undici', 'node_modules/preact']) assert.ok(tree.has(path), `${path} is in /app`);
     for (const path of ['core', 'test', 'plugins', 'node_modules/tsx', 'node_modules/typescript', 'node_modules/node-red']) assert.ok(!tree.has(path), `${path} is not in /app`);
     assert.ok(new Set(await listTree(join(image.root, 'config'))).has('config.yaml'), 'a default /config/config.yaml');
   });

@@ -158,7 +158,7 @@ describe('crateflow backup FILE (a real process)', () => {
     t.after(() => rm(bundleDir, { recursive: true, force: true }));
     const bundle = join(bundleDir, 'crateflow.mjs');
     await bundleCrateflow(bundle);
-    const code = await readFile(bundle, 'utf8');
+    const code = await readFile(join(bundleDir, 'crateflow.code.cjs'), 'utf8');
     assert.ok(code.includes('"better-sqlite3-napi"') && code.includes('"better-sqlite3"'), 'the bundle names both drivers, to load one at run time');
     assert.doesNotMatch(code, /function Database\(filenameGiven/, 'and carries neither');
     const target = join(dir, 'from-bundle.db');

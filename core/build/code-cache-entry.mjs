@@ -1,0 +1,71 @@
+// The bundle's entry (dist/crateflow.mjs), written by core/build/bundle-crateflow.ts from this template: it runs the
+// bundled service (a CommonJS file next to it) through a V8 code cache. Without one, every start parses and compiles
+// 1.7 MB of JavaScript, and then compiles again each function the start calls: about 80 ms of a 420 ms start on a
+// two-core machine. The cache holds the bytecode of everything a start ran, taken a few seconds after a start
+// without it, and is used by the starts after.
+//  - It lives beside the bundle, in .code-cache/, and nowhere else: a cache is code, so it must be as trusted as
+//    the bundle (a shared temporary folder is not). Where that folder is read-only, the service runs uncached.
+//  - Its name carries the bundle's content hash, the Node release and the node flags. V8 checks its own version,
+//    flags and the source's length, but not the source's content: a rebuilt bundle of the same length must not
+//    reuse bytecode compiled from the old one, and the hash in the name sees to that.
+//  - A cache V8 refuses (another V8 flag, a corrupt file) costs one uncached start and is rewritten.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import vm from 'node:vm';
+
+const CODE_FILE = '__CODE_FILE__';
+const CODE_HASH = '__CODE_HASH__';
+/** Long enough for a start to have run (config, plugins, store, first requests), short enough to be taken. */
+const CACHE_AFTER_MS = 3000;
+
+const here = dirname(fileURLToPath(import.meta.url));
+const file = join(here, CODE_FILE);
+const cacheDir = join(here, '.code-cache');
+const cacheFile = join(cacheDir, `${CODE_HASH}-${process.version}-${process.arch}-${textKey(process.execArgv.join(' '))}.bin`);
+
+const cached = readCache();
+// The bundle is ASCII only (bundle-crateflow.ts escapes the rest), so latin1 reads the same text, faster than UTF-8.
+const source = readFileSync(file, 'latin1');
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __crateflowUrl, __crateflowResolve) {${source}\n})`, {
+  filename: file,
+  cachedData: cached,
+  // import() inside the bundle (third-party plugins, undici) goes to Node's own loader, as from any module.
+  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+if (cached === undefined || script.cachedDataRejected) setTimeout(() => saveCache(script), CACHE_AFTER_MS).unref();
+
+const module = { exports: {} };
+// import.meta.url and import.meta.resolve of the bundled sources mean the bundle's location, which is this folder.
+script.runInThisContext()(module.exports, createRequire(file), module, file, here, pathToFileURL(file).href, (specifier) => import.meta.resolve(specifier));
+
+function readCache() {
+  try {
+    return readFileSync(cacheFile);
+  } catch {
+    return undefined; // none yet, or unreadable: compile from source
+  }
+}
+
+function saveCache(compiled) {
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    // Written whole, then renamed: two services starting together, or a kill, never leave half a cache to load.
+    const partial = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(partial, compiled.createCachedData());
+    renameSync(partial, cacheFile);
+    for (const name of readdirSync(cacheDir)) {
+      if (!name.startsWith(CODE_HASH)) rmSync(join(cacheDir, name), { force: true }); // caches of earlier builds
+    }
+  } catch {
+    // A read-only install or a full disk: the service runs as well, only its next start is not faster.
+  }
+}
+
+/** A short stable key of a text (32-bit FNV-1a, in hex): names the cache of one set of node flags. */
+function textKey(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}

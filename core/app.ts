@@ -18,6 +18,8 @@ export interface AppParts extends ApiRouterOptions {
   allowedHosts: AllowedHosts;
   /** Serves the web UI (and the login page) for paths outside /api and /health. */
   ui?: Koa.Middleware;
+  /** `/decide/{token}`: decision links, which need no sign-in (the token is the credential). */
+  decisionLinks?: Koa.Middleware;
 }
 
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
@@ -43,6 +45,9 @@ export function createApp(parts: AppParts): Koa {
   app.use(requestContext(parts.log));
   app.use(refuseForeignHosts(parts.allowedHosts));
   app.use(async (ctx, next) => (ctx.path === '/health' && (ctx.method === 'GET' || ctx.method === 'HEAD') ? parts.health(ctx, next) : next()));
+  // Ahead of the cross-site guard and of sign-in: a decision link's token is its own credential, and a page of
+  // another site cannot know one to post to.
+  if (parts.decisionLinks) app.use(parts.decisionLinks);
   app.use(refuseCrossSiteWrites(parts.authenticator));
   app.use(apiNotFound);
   app.use(router.routes());

@@ -51,9 +51,16 @@ import { EventLogTable } from './events/event-log-table.js';
 import { importPreSqliteData } from './pre-sqlite-import/import-pre-sqlite-data.js';
 import { PreSqliteImportError } from './pre-sqlite-import/pre-sqlite-import-error.js';
 import { readVersion } from './version.js';
+import { parseDuration } from './config/parse-duration.js';
 import { checkMetadataConfig, openSharedMusicBrainz } from './metadata/shared-musicbrainz.js';
 import { registerDomain, domainRoutes, startAfterListen, startDomain, stopDomain } from './register-domain.js';
 import { checkSourceEntries } from './sources/check-source-entries.js';
+import { approvalRoutes } from './approvals/approvals.routes.js';
+import { decisionLinkPages } from './approvals/decide.routes.js';
+import { DecideRateLimit } from './approvals/decide-rate-limit.js';
+import { DecisionLinkService } from './approvals/decision-links.js';
+import { LinkDecisions } from './approvals/link-decisions.js';
+import { checkApprovalsConfig, publicUrlOf } from './approvals/public-url.js';
 
 export interface CrateflowOptions {
   config: AppConfig;
@@ -115,6 +122,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     ], metadataPolicy),
     ...checkMetadataConfig(config.metadata),
     ...checkSourceEntries(config.sources),
+    ...checkApprovalsConfig(config.server.public_url, config.approvals.link_ttl),
     ...checked.problems,
   ];
   if (problems.length > 0) throw new ConfigError(source, problems);
@@ -133,8 +141,10 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     await store.close();
     throw err;
   });
+  const publicUrl = publicUrlOf(config.server.public_url);
+  const decisionLinks = new DecisionLinkService(store, clock, publicUrl, parseDuration(config.approvals.link_ttl));
   const plugins = await createPlugins(checked, {
-    store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz,
+    store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz, ...(decisionLinks.issuer ? { decisionLinks: decisionLinks.issuer } : {}),
   }).catch(async (err: unknown) => {
     await musicbrainz.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
@@ -171,11 +181,13 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.MetadataAddressPolicy, { useValue: metadataPolicy });
   container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
+  container.register(DecisionLinkService, { useValue: decisionLinks });
   await registerDomain(container, store);
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
   routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url, notice: config.ui.notice }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
+  routes.push(...approvalRoutes({ links: decisionLinks }));
   routes.push(...webhookRoutes({ webhooks: new GuardedWebhookAdmin(webhookAdmin.provider, plugins, config.events.sink_timeout_ms, () => clock.now()) }));
   routes.push(
     ...statsRoutes({
@@ -197,7 +209,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     log,
     routes,
     authenticator,
-    allowedHosts: new AllowedHosts(config.server.host, config.server.allowed_hosts),
+    // The public address's name is one the service answers to: a proxy passes it on in Host.
+    allowedHosts: new AllowedHosts(config.server.host, [...config.server.allowed_hosts, ...(publicUrl ? nameOf(publicUrl) : [])]),
+    decisionLinks: decisionLinkPages(new LinkDecisions(decisionLinks, container.resolve(QueueService), clock), new DecideRateLimit(clock)),
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ store, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
     ui: serveUi(await uiAssets, { mediaOrigins: container.resolve(PreviewService).origins }),
@@ -284,4 +298,10 @@ function stopServer(server: Server, timeoutMs: number): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/** The host name of an origin, when it is a name (IP literals are always accepted). */
+function nameOf(origin: string): string[] {
+  const host = new URL(origin).hostname;
+  return host.startsWith('[') || /^[0-9.]+$/.test(host) ? [] : [host];
 }

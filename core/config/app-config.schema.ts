@@ -28,6 +28,13 @@ const Server = Type.Object(
       maximum: 600000,
       description: 'how long a client may take to send a whole request, headers and body; a slower one gets 408 and is disconnected',
     }),
+    public_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'the address people reach Crateflow at (https://music.example.org): links in notifications and webhooks (decide_url) are built on it; without it no decision links are issued',
+      }),
+    ),
     max_event_streams: Type.Integer({ default: 32, minimum: 1, maximum: 10000, description: 'open GET /api/v1/events/stream connections at most; one more gets 503' }),
     event_stream_max_unread_bytes: Type.Integer({
       default: 262144,
@@ -35,6 +42,13 @@ const Server = Type.Object(
       maximum: 67108864,
       description: 'bytes an event stream may hold for a client that does not read them; past that the client is dropped (it reconnects)',
     }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const Approvals = Type.Object(
+  {
+    link_ttl: duration('48h', 'how long a decision link works after it is sent; at least 1m, at most 30d'),
   },
   { additionalProperties: false, default: {} },
 );
@@ -207,6 +221,7 @@ export const AppConfig = Type.Object(
     plugins: Type.Array(PluginEntry, { default: [], description: 'third-party plugins' }),
     metadata: Metadata,
     metadata_policy: MetadataPolicy,
+    approvals: Approvals,
     sources: Type.Array(SourceEntry, { default: [], maxItems: 100, description: 'discovery sources that fill the pending queue (see README, "Discovery sources")' }),
   },
   { additionalProperties: false },

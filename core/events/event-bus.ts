@@ -178,5 +178,7 @@ function withoutUndefined(data: EventData): EventData {
   if (data.title !== undefined) clean.title = data.title;
   if (data.type !== undefined) clean.type = data.type;
   if (data.in_library !== undefined) clean.in_library = data.in_library;
+  if (data.decided_by !== undefined) clean.decided_by = data.decided_by;
+  if (data.decided_via !== undefined) clean.decided_via = data.decided_via;
   return clean;
 }

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '@crateflow/sdk';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const DECIDE_PREFIX = '/decide/';
 
 /**
  * Gives every request an id (the caller's `X-Request-Id` when it is safe to echo, else a new one), a child
@@ -21,7 +22,7 @@ export function requestContext(log: Logger) {
     // on the way out of next() logged the router's 404/501 for answers that went out as 400s or 405s.
     ctx.res.once('close', () => {
       const status = ctx.res.statusCode;
-      const line = { req_id: requestId, method: ctx.method, path: ctx.path, status, ms: Math.round((performance.now() - started) * 10) / 10 };
+      const line = { req_id: requestId, method: ctx.method, path: loggedPath(ctx.path), status, ms: Math.round((performance.now() - started) * 10) / 10 };
       if (ctx.path === '/health') log.debug(line, 'request');
       // A 503 with Retry-After is a deliberate "later" (an upstream down or over its quota, load shed at a bound):
       // worth a warning, not an error, so an operator's error alerts stay about Crateflow's own failures.
@@ -31,4 +32,9 @@ export function requestContext(log: Logger) {
     });
     await next();
   };
+}
+
+/** The path as logged: a decision link's token is a credential, so the log names the route, not the token. */
+export function loggedPath(path: string): string {
+  return path.startsWith(DECIDE_PREFIX) ? `${DECIDE_PREFIX}[token]` : path;
 }

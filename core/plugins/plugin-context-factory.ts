@@ -1,4 +1,4 @@
-import { createHttpClient, type Clock, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
+import { createHttpClient, type Clock, type DecisionLinks, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
 import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 import { configuredUrls, createUpstreamHttpClient } from '../net/upstream-http-client.js';
 import type { Store } from '../storage/store.js';
@@ -17,6 +17,8 @@ export interface PluginContextDeps {
   metadataPolicy?: OutboundAddressPolicy;
   /** The shared MusicBrainz client, handed only to plugins whose manifest `uses` it. */
   musicbrainz?: MusicBrainz;
+  /** Decision links, when `server.public_url` is set. */
+  decisionLinks?: DecisionLinks;
 }
 
 // Plugins that fetch public metadata (ListenBrainz, Last.fm, Deezer, …): their requests obey `metadata_policy`.
@@ -48,6 +50,7 @@ export async function createPluginContext<C>(
     serverVersion: deps.version,
     ...(deps.refuseTargetAddress ? { refuseTargetAddress: deps.refuseTargetAddress } : {}),
     ...(deps.musicbrainz ? { musicbrainz: deps.musicbrainz } : {}),
+    ...(deps.decisionLinks ? { decisionLinks: deps.decisionLinks } : {}),
   };
   return { context, close: () => http.close() };
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { Clock, Identity } from '@crateflow/sdk';
+import type { Clock } from '@crateflow/sdk';
 import type { AppConfig } from '../config/app-config.schema.js';
 import { Tokens } from '../di/tokens.js';
 import { DownloadsTable } from '../downloads/downloads-table.js';
@@ -15,6 +15,7 @@ import type { Store } from '../storage/store.js';
 import { WishlistTable } from '../wishlist/wishlist-table.js';
 import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { AlbumRegistry } from './album-registry.js';
+import type { Decider } from './decider.js';
 import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import { QueueItemFlagger } from './queue-item-flags.js';
 import { QueueTable, type DecidedStatus, type PendingFilter, type QueuePosition } from './queue-table.js';
@@ -142,8 +143,13 @@ export class QueueService {
     return item;
   }
 
+  /** A queue item by id, or undefined when there is none. */
+  find(id: string): QueueItem | undefined {
+    return this.queue.get(id);
+  }
+
   /** Bulk decision: items that are not pending are skipped and not counted. */
-  async decideMany(selection: Selection, decision: Decision, identity: Identity | null): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
+  async decideMany(selection: Selection, decision: Decision, decider: Decider): Promise<{ count: number; owned: number; wishlistIds: string[] }> {
     const ids = this.select(selection, decision);
     return this.unitOfWork.mutate((emit) => {
       let count = 0;
@@ -152,7 +158,7 @@ export class QueueService {
       for (const id of ids) {
         const item = this.pendingItem(id);
         if (!item) continue;
-        const decided = this.apply(emit, item, decision, identity);
+        const decided = this.apply(emit, item, decision, decider);
         if (decided.in_library) owned++;
         if (decided.wishlist_id !== undefined) wishlistIds.push(decided.wishlist_id);
         count++;
@@ -161,12 +167,17 @@ export class QueueService {
     });
   }
 
-  /** Single decision: 404 for an unknown id, 409 when the item was already decided. */
-  async decideOne(id: string, decision: Decision, identity: Identity | null): Promise<QueueItem> {
+  /**
+   * Single decision: 404 for an unknown id, 409 when the item was already decided. `guard` runs first in the
+   * decision's transaction and throws to refuse it (a decision link marks itself used there, so two clicks at
+   * once decide once).
+   */
+  async decideOne(id: string, decision: Decision, decider: Decider, guard?: () => void): Promise<QueueItem> {
     return this.unitOfWork.mutate((emit) => {
+      guard?.();
       const found = this.pendingItem(id);
       if (!found) throw this.notPending(id);
-      return this.apply(emit, found, decision, identity);
+      return this.apply(emit, found, decision, decider);
     });
   }
 
@@ -180,7 +191,7 @@ export class QueueService {
       // Checked again inside the transaction: another request may have restored it since (in the same commit even).
       const decided = this.queue.get(id);
       if (decided?.status !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
-      const { decided_at: _at, decided_by: _by, in_library: _owned, wishlist_id: _wanted, ...rest } = decided;
+      const { decided_at: _at, decided_by: _by, decided_via: _via, in_library: _owned, wishlist_id: _wanted, ...rest } = decided;
       // Marked for good: whoever sees it pending again should know someone said no to it once.
       const restored: QueueItem & { status: 'pending' } = { ...rest, status: 'pending', rejected_before: true };
       this.queue.restore(restored);
@@ -233,10 +244,11 @@ export class QueueService {
   }
 
   /** Decides `item` (inside a change): an approval of an album nobody has or wants yet puts it on the wishlist. */
-  private apply(emit: Emit, item: QueueItem, decision: Decision, identity: Identity | null): QueueItem {
+  private apply(emit: Emit, item: QueueItem, decision: Decision, decider: Decider): QueueItem {
     const decidedAt = this.timestamp();
-    const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...(identity ? { decided_by: identity.name } : {}) };
-    const event = eventDataOf(item);
+    const by = decider.by === undefined ? {} : { decided_by: decider.by };
+    const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...by, decided_via: decider.via };
+    const event = { ...eventDataOf(item), ...by, decided_via: decider.via };
     if (decision === 'approved') {
       // Owned already (the library synced while it waited): approved, but nothing to download.
       if (this.library.owns(item)) decided.in_library = true;

@@ -3,6 +3,7 @@ import { route, type RouteSpec } from '../http/route.js';
 import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, PendingSources, QueueItemId, QueuePage } from './queue-api.schema.js';
 import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import type { QueueService } from './queue-service.js';
+import { deciderOf } from './decider.js';
 import type { ProposalIntake } from './proposal-intake.js';
 import { ProposedCandidate } from './proposed-candidate.schema.js';
 import { PageLimit, PageOffset } from '../http/page-query.schema.js';
@@ -103,7 +104,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       body: ApproveSelection,
       response: BulkResult,
       handle: async ({ body, identity }) => {
-        const { count, owned, wishlistIds } = await queue.decideMany(body, 'approved', identity);
+        const { count, owned, wishlistIds } = await queue.decideMany(body, 'approved', deciderOf(identity));
         const note = owned > 0 ? ` (${owned} already in the library, not downloaded again)` : '';
         return { success: true, count, message: `Approved ${count} item${count === 1 ? '' : 's'}${note}`, ...(owned > 0 ? { in_library: owned } : {}), wishlist_ids: wishlistIds };
       },
@@ -114,7 +115,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       body: BulkSelection,
       response: BulkResult,
       handle: async ({ body, identity }) => {
-        const { count } = await queue.decideMany(body, 'rejected', identity);
+        const { count } = await queue.decideMany(body, 'rejected', deciderOf(identity));
         return { success: true, count, message: `Rejected ${count} item${count === 1 ? '' : 's'}` };
       },
     }),
@@ -123,14 +124,14 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake): RouteS
       summary: 'Approve one pending item',
       params: Type.Object({ id: QueueItemId }),
       response: OneQueueItem,
-      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'approved', identity) }),
+      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'approved', deciderOf(identity)) }),
     }),
     route({
       method: 'post', path: '/queue/:id/reject', tag: 'queue', access: 'approver', errors: [404, 409],
       summary: 'Reject one pending item',
       params: Type.Object({ id: QueueItemId }),
       response: OneQueueItem,
-      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'rejected', identity) }),
+      handle: async ({ params, identity }) => ({ item: await queue.decideOne(params.id, 'rejected', deciderOf(identity)) }),
     }),
   ];
 }

@@ -16,11 +16,16 @@ interface PayloadData {
   title?: string;
   type?: 'album' | 'track';
   in_library?: boolean;
+  decided_by?: string;
+  decided_via?: string;
+  /** queue_added, when the server issues decision links: added to each attempt's body, never stored. */
+  decide_url?: string;
 }
 
 /**
  * Builds the specification's payload for an event: `data` carries `artist`, `album` and `mbid` when known,
- * `download_path` only for `download_completed`, `id` only for this project's `queue_added`, and `title` with
+ * `download_path` only for `download_completed`, `id` only for this project's `queue_added` (its `decide_url` is
+ * added as it is sent: decision-link-body.ts), `decided_by`/`decided_via` on decisions, and `title` with
  * `type: "track"` only for track items (the four specified events about albums keep exactly the fields the
  * specification lists).
  */
@@ -33,6 +38,11 @@ export function buildPayload(event: DomainEvent): WebhookPayload {
   if (event.type === 'queue_added' && id !== undefined) data.id = id;
   // An addition (CONTRACT §7): whether the approved album was in the library already, so nothing is downloaded.
   if (event.type === 'queue_approved' && event.data.in_library !== undefined) data.in_library = event.data.in_library;
+  // Additions (CONTRACT §7): who decided and through which channel.
+  if (event.type === 'queue_approved' || event.type === 'queue_rejected') {
+    if (event.data.decided_by !== undefined) data.decided_by = event.data.decided_by;
+    if (event.data.decided_via !== undefined) data.decided_via = event.data.decided_via;
+  }
   // Additions (CONTRACT §6): a track item's events name the track; album events are unchanged.
   if (event.data.type === 'track') {
     data.type = 'track';

@@ -1,6 +1,7 @@
 import { createHttpClient, definePlugin, PLUGIN_API_VERSION, type DomainEvent, type EventType, type PluginContext, type ConfigProblem } from '@crateflow/sdk';
 import { refuseAddress } from './address-policy.js';
 import { buildPayload, serializePayload } from './build-payload.js';
+import { withDecisionLink } from './decision-link-body.js';
 import { deliveryId } from './delivery-id.js';
 import type { StoredDelivery } from './delivery-record.js';
 import { DeliveryStore } from './delivery-store.js';
@@ -46,7 +47,10 @@ function createWebhookSink(ctx: PluginContext<WebhooksConfig>) {
   });
   const store = new DeliveryStore(ctx.storage, ctx.log);
   const gone = new GoneReceivers(ctx.storage);
-  const outbox = new Outbox({ store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET, gone });
+  const outbox = new Outbox({
+    store, http, clock: ctx.clock, log: ctx.log, webhooks, concurrencyPerTarget: CONCURRENCY_PER_TARGET, gone,
+    ...(ctx.decisionLinks ? { finalBody: withDecisionLink(ctx.decisionLinks, ctx.log) } : {}),
+  });
   const persisting = new Map<string, Promise<void>>();
 
   /** Stores one delivery per matching enabled webhook (once per event and webhook), then hands them to the outbox. */

@@ -17,6 +17,8 @@ export interface OutboxOptions {
   concurrencyPerTarget: number;
   /** Webhooks whose receiver answered 410 Gone: nothing more is sent to them. */
   gone: GoneReceivers;
+  /** What an attempt sends, from the stored body: adds what must not be stored (a decision link). */
+  finalBody?: (record: StoredDelivery, body: string) => Promise<string>;
 }
 
 /** One webhook's queue of deliveries that are due, and how many of its attempts are in flight. */
@@ -153,10 +155,11 @@ export class Outbox {
       return;
     }
     this.sending.add(id);
+    const sent = this.options.finalBody ? await this.options.finalBody(record, body) : body;
     const startedAt = clock.now();
     const result = await sendAttempt(this.options.http, {
       target: { url: webhook.url, secret: webhook.secret, timeout_ms: webhook.timeout_ms },
-      body,
+      body: sent,
       event: record.event,
       deliveryId: record.id,
       now: startedAt,

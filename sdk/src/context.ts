@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { DecisionLinks } from './decision-links.js';
 import type { HttpClient } from './http-client.js';
 import type { Logger } from './logger.js';
 import type { MusicBrainz } from './musicbrainz.js';
@@ -42,4 +43,9 @@ export interface PluginContext<C> {
    * server offers it. Older servers leave it out: feature-detect.
    */
   readonly musicbrainz?: MusicBrainz;
+  /**
+   * Decision links for queue items (sdk 1.3), present when the server has `server.public_url` set (links need an
+   * address people reach). Older servers, and servers without one, leave it out: feature-detect.
+   */
+  readonly decisionLinks?: DecisionLinks;
 }

@@ -50,6 +50,8 @@ export const DomainEvent = Type.Object({
     title: Type.Optional(Type.String({ description: 'the track title (track items only; an addition to the specification)' })),
     type: Type.Optional(Type.Union([Type.Literal('album'), Type.Literal('track')], { description: "'track' on events about a track item (an addition)" })),
     in_library: Type.Optional(Type.Boolean({ description: 'queue_approved only: the library already had the album, so nothing is downloaded (an addition)' })),
+    decided_by: Type.Optional(Type.String({ description: 'queue_approved and queue_rejected: who decided (a user or key name, or "link"); absent when auth is disabled (an addition)' })),
+    decided_via: Type.Optional(Type.String({ description: 'queue_approved and queue_rejected: through which channel ("web", "api", or where a decision link was sent) (an addition)' })),
   }),
 });
 export type DomainEvent = Static<typeof DomainEvent>;

@@ -10,6 +10,7 @@ import type { PathProblem } from '../../core/schema/format-schema-errors.js';
 import { startFakeForwardAuth, type FakeForwardAuth, type ForwardAuthPolicy, type ForwardAuthRule } from '../fakes/fake-forward-auth.js';
 import { jsonOf, rawRequest, type RawResponse } from '../helpers/raw-request.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
+import { DecisionLinkService } from '../../core/approvals/decision-links.js';
 import { freePort, startProcess, waitFor, type ProxyProcess } from './proxy-process.js';
 import { ensureCommands } from './system-commands.js';
 
@@ -56,7 +57,8 @@ async function crateflowConfig(): Promise<Record<string, unknown>> {
   const problems: PathProblem[] = [];
   const document = substituteEnv(parse(await readFile(new URL('crateflow-proxy-auth.yaml', DEPLOY), 'utf8')), { CRATEFLOW_NODE_RED_KEY: NODE_RED_KEY }, problems);
   assert.deepEqual(problems, []);
-  return { server: { allowed_hosts: field(field(document, 'server'), 'allowed_hosts') }, ui: { auth: field(field(document, 'ui'), 'auth') } };
+  const server = field(document, 'server');
+  return { server: { allowed_hosts: field(server, 'allowed_hosts'), public_url: field(server, 'public_url') }, ui: { auth: field(field(document, 'ui'), 'auth') } };
 }
 
 function field(value: unknown, key: string): unknown {
@@ -230,6 +232,33 @@ for (const proxy of PROXIES) {
       assert.equal(response.status, 200);
       const info = jsonOf(await via(API_SITE, '/api/v1/auth/info', { ...json, authorization: `Bearer ${NODE_RED_KEY}` }));
       assert.deepEqual(field(info, 'user'), { name: 'node-red', groups: [], role: 'approver' });
+    });
+
+    it('lets a decision link through without a session: its page shows, and posting its form decides as "link"', async () => {
+      const item = await rawRequest(`https://127.0.0.1:${port}/api/v1/queue`, {
+        method: 'POST',
+        servername: API_SITE,
+        headers: { host: `${API_SITE}:${port}`, 'content-type': 'application/json', ...json, 'x-api-key': NODE_RED_KEY },
+        body: JSON.stringify({ artist: 'Broadcast', album: 'Tender Buttons' }),
+      });
+      assert.equal(item.status, 201, item.text);
+      const id = String(field(list(field(jsonOf(item), 'items'))[0], 'id'));
+      const link = d.app.crateflow.container.resolve(DecisionLinkService).issue(id, 'test');
+      await link.saved;
+      assert.ok(link.url.startsWith('https://music.example.com/decide/'), link.url);
+      const path = new URL(link.url).pathname;
+      const shown = await via(SITE, path, { ...page, ...FORGED });
+      assert.equal(shown.status, 200, 'no portal redirect for a decision link');
+      assert.match(shown.text, /Tender Buttons/);
+      const decided = await rawRequest(`https://127.0.0.1:${port}${path}`, {
+        method: 'POST',
+        servername: SITE,
+        headers: { host: `${SITE}:${port}`, origin: `https://${SITE}:${port}`, 'content-type': 'application/x-www-form-urlencoded', ...page, ...FORGED },
+        body: 'action=approve',
+      });
+      assert.equal(decided.status, 200, decided.text);
+      assert.match(decided.text, /Approved by link \(test\)/, 'decided as the link, not as the forged Remote-User');
+      assert.equal((await via(SITE, path, page)).status, 410, 'and only once');
     });
 
     it('refuses Remote-User sent straight to the service port from an address outside trusted_proxies', async () => {

@@ -1,6 +1,7 @@
 import type { Migration } from '../schema-migrations.js';
 import { SCHEMA_1 } from './schema-1.js';
 import { SCHEMA_2 } from './schema-2.js';
+import { SCHEMA_3 } from './schema-3.js';
 
 /**
  * Every step of the schema, in order. A released step is never edited: a change is a new step at the end (the
@@ -9,4 +10,5 @@ import { SCHEMA_2 } from './schema-2.js';
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'one database for every record', sql: SCHEMA_1 },
   { version: 2, name: 'pending items without an mbid, oldest first', sql: SCHEMA_2 },
+  { version: 3, name: 'decision links', sql: SCHEMA_3 },
 ];

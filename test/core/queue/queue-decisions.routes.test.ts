@@ -15,7 +15,7 @@ describe('POST /api/v1/queue/approve', () => {
     const { wishlist_ids: made, ...answer } = res.body;
     assert.deepEqual(answer, { success: true, count: 2, message: 'Approved 2 items' });
     assert.equal(made?.length, 2, 'one wishlist item per approval');
-    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A, in_library: false }, { artist: 'Slowdive', title: 'Alison', type: 'track', in_library: false }]);
+    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A, decided_via: 'api', in_library: false }, { artist: 'Slowdive', title: 'Alison', type: 'track', decided_via: 'api', in_library: false }]);
     // Approval hands the items to the download client at once (DownloadService.handOff), so they move on to downloading.
     const wanted = await eventually(async () => {
       const items = (await wishlist(app)).body.items;
@@ -79,7 +79,7 @@ describe('POST /api/v1/queue/approve', () => {
     assert.equal(rejectedStill.status, 409);
   });
 
-  it('records decided_by as the API key name and decided_at as the decision time', async (t) => {
+  it('records decided_by as the API key name, decided_via and decided_at as the decision time', async (t) => {
     const { app, clock } = await startQueueApp(t);
     const a = await addOne(app, { artist: 'Band', album: 'One' });
     const b = await addOne(app, { artist: 'Band', album: 'Two' });
@@ -87,7 +87,7 @@ describe('POST /api/v1/queue/approve', () => {
     assert.equal(bulk.body.count, 1);
     const single = await api<{ item: QueueItem }>(app.baseUrl, 'POST', `/api/v1/queue/${b.id}/reject`, undefined, { authorization: `Bearer ${API_KEY}` });
     assert.equal(single.status, 200);
-    assert.equal(single.body.item.decided_by, 'node-red');
+    assert.deepEqual([single.body.item.decided_by, single.body.item.decided_via], ['node-red', 'api']);
     assert.equal(single.body.item.decided_at, single.body.item.added_at, 'the manual clock has not moved');
     const anonymous = await addOne(app, { artist: 'Band', album: 'Three' });
     const byNobody = await api<{ item: QueueItem }>(app.baseUrl, 'POST', `/api/v1/queue/${anonymous.id}/approve`);
@@ -103,7 +103,7 @@ describe('POST /api/v1/queue/approve', () => {
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/approve', { ids: [item.id] });
     assert.equal(res.body.count, 1);
     assert.equal((await wishlist(app)).body.total, 1);
-    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', in_library: false }]);
+    assert.deepEqual(events.dataOf('queue_approved'), [{ artist: 'Low', album: 'Double Negative', decided_via: 'api', in_library: false }]);
   });
 });
 
@@ -115,7 +115,7 @@ describe('POST /api/v1/queue/reject', () => {
     await addOne(app, { artist: 'Slowdive', album: 'Souvlaki' });
     const res = await api<Bulk>(app.baseUrl, 'POST', '/api/v1/queue/reject', { ids: [a.id], mbids: [MBID_B.toUpperCase(), MBID_A] });
     assert.deepEqual(res.body, { success: true, count: 2, message: 'Rejected 2 items' });
-    assert.deepEqual(events.dataOf('queue_rejected'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A }, { artist: 'Ride', album: 'Nowhere', mbid: MBID_B }]);
+    assert.deepEqual(events.dataOf('queue_rejected'), [{ artist: 'Low', album: 'Double Negative', mbid: MBID_A, decided_via: 'api' }, { artist: 'Ride', album: 'Nowhere', mbid: MBID_B, decided_via: 'api' }]);
     assert.equal((await wishlist(app)).body.total, 0);
     assert.deepEqual((await pending(app)).body.items.map((i) => i.album), ['Souvlaki']);
   });
@@ -150,7 +150,7 @@ describe('POST /api/v1/queue/:id/approve and /reject', () => {
     assert.equal(res.body.item.status, 'approved');
     assert.deepEqual(events.events.map((e) => [e.type, e.data]), [
       ['queue_added', { artist: 'Low', album: 'Double Negative', mbid: MBID_A, id: a.id }],
-      ['queue_approved', { artist: 'Low', album: 'Double Negative', mbid: MBID_A, in_library: false }],
+      ['queue_approved', { artist: 'Low', album: 'Double Negative', mbid: MBID_A, decided_via: 'api', in_library: false }],
     ]);
     assert.equal((await wishlist(app)).body.items[0]?.queue_id, a.id);
   });
@@ -161,7 +161,7 @@ describe('POST /api/v1/queue/:id/approve and /reject', () => {
     const res = await api<{ item: QueueItem }>(app.baseUrl, 'POST', `/api/v1/queue/${a.id}/reject`);
     assert.equal(res.status, 200);
     assert.equal(res.body.item.status, 'rejected');
-    assert.deepEqual(events.dataOf('queue_rejected'), [{ artist: 'Low', album: 'Double Negative' }]);
+    assert.deepEqual(events.dataOf('queue_rejected'), [{ artist: 'Low', album: 'Double Negative', decided_via: 'api' }]);
     assert.equal((await wishlist(app)).body.total, 0);
   });
 

@@ -66,7 +66,7 @@ export function DecidedQueue({ status, session, view }) {
             ${item.in_library ? html`<${Badge} state="downloaded" label="in library: not downloaded again" />` : null}
           </td>
           <td class="col-source">${item.source}</td>
-          <td><time datetime=${item.decided_at} title=${formatTime(item.decided_at)}>${formatAgo(item.decided_at)}</time>${item.decided_by ? html` <span class="muted">by ${item.decided_by}</span>` : null}</td>
+          <td><time datetime=${item.decided_at} title=${formatTime(item.decided_at)}>${formatAgo(item.decided_at)}</time>${item.decided_by ? html` <span class="muted">by ${item.decided_by}</span>` : null}${item.decided_via ? html` <span class="muted">(${item.decided_via})</span>` : null}</td>
           ${canRestore ? html`<td class="col-actions"><button type="button" class="btn btn-small" disabled=${busy}
             aria-label=${`Restore ${releaseName(item)}`} onClick=${() => restore(item)}>Restore</button></td>` : null}
         </tr>`)}

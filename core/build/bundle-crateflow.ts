@@ -56,10 +56,13 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     // startup. The SQLite drivers (core/sqlite/sqlite-driver.ts picks one by Node release) must stay packages: each
     // finds its addon (built by npm ci, or shipped ready-made) relative to its own files, in node_modules.
     external: ['undici', 'better-sqlite3', 'better-sqlite3-napi'],
-    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule())],
+    plugins: [builtInPlugins(await workspacePluginNames()), inlineVersion(), oneMimeDatabase(), utf8OnlyDecoder(), precompiledConfigValidator(await configValidatorModule()), importsThroughEntry()],
   });
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('esbuild produced no output');
+  // How a call of import() looks in esbuild's minified output (text such as "entry for import()" does not match).
+  const stray = /(?:[=(,?:]|await |return )import\(/.exec(code);
+  if (stray) throw new Error(`the bundle calls import() itself (near "${code.slice(stray.index, stray.index + 80)}"): route it through __crateflowImport (see importsThroughEntry)`);
   const ascii = escapeNonAscii(code);
   await mkdir(dirname(outfile), { recursive: true });
   await writeFile(join(dirname(outfile), codeFile), ascii);
@@ -171,6 +174,36 @@ function precompiledConfigValidator(source: string): Plugin {
       b.onLoad({ filter: /app-config-validator\.ts$/ }, (args) =>
         args.path === standIn ? { contents: source, loader: 'js', resolveDir: dirname(standIn) } : undefined,
       );
+    },
+  };
+}
+
+/**
+ * The bundled code runs as a V8 script with a code cache (core/build/code-cache-entry.mjs), and a script's own
+ * `import()` breaks there: Node 20 loses the callback that serves it when the script comes from a cache ("A dynamic
+ * import callback was not specified"), and Node 22 and 24 serve it only behind an experimental-feature warning. The
+ * two modules that import at run time (undici, loaded on the first outbound request; third-party plugins, loaded
+ * from disk) call `__crateflowImport` instead, which the entry passes in: the entry's own `import()`, an ES module's,
+ * resolving from the same folder. The bundle is checked for any other `import(` call.
+ */
+const RUNTIME_IMPORTERS = [join(ROOT, 'sdk', 'src', 'http-client.ts'), join(ROOT, 'core', 'plugins', 'load-plugin.ts')];
+
+function importsThroughEntry(): Plugin {
+  return {
+    name: 'crateflow-imports-through-entry',
+    setup(b) {
+      b.onLoad({ filter: /[\\/](http-client|load-plugin)\.ts$/ }, async (args) => {
+        if (!RUNTIME_IMPORTERS.includes(args.path)) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        // Value positions only: `typeof import('undici')` in a type stays as it is.
+        let calls = 0;
+        const contents = source.replace(/(\?\?=|await)\s+import\(/g, (_match, before: string) => {
+          calls++;
+          return `${before} __crateflowImport(`;
+        });
+        if (calls === 0) throw new Error(`${args.path} no longer calls import(): update RUNTIME_IMPORTERS in bundle-crateflow.ts`);
+        return { contents, loader: 'ts' };
+      });
     },
   };
 }

@@ -28,17 +28,17 @@ const cacheFile = join(cacheDir, `${CODE_HASH}-${process.version}-${process.arch
 const cached = readCache();
 // The bundle is ASCII only (bundle-crateflow.ts escapes the rest), so latin1 reads the same text, faster than UTF-8.
 const source = readFileSync(file, 'latin1');
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __crateflowUrl, __crateflowResolve) {${source}\n})`, {
+// No importModuleDynamically: a script from a code cache loses it on Node 20, and Node 22 and 24 warn that it is
+// experimental. The bundle imports through __crateflowImport instead (bundle-crateflow.ts, importsThroughEntry).
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __crateflowUrl, __crateflowResolve, __crateflowImport) {${source}\n})`, {
   filename: file,
   cachedData: cached,
-  // import() inside the bundle (third-party plugins, undici) goes to Node's own loader, as from any module.
-  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 if (cached === undefined || script.cachedDataRejected) setTimeout(() => saveCache(script), CACHE_AFTER_MS).unref();
 
 const module = { exports: {} };
-// import.meta.url and import.meta.resolve of the bundled sources mean the bundle's location, which is this folder.
-script.runInThisContext()(module.exports, createRequire(file), module, file, here, pathToFileURL(file).href, (specifier) => import.meta.resolve(specifier));
+// import.meta.url and import.meta.resolve of the bundled sources, and their import(), mean this folder's module.
+script.runInThisContext()(module.exports, createRequire(file), module, file, here, pathToFileURL(file).href, (specifier) => import.meta.resolve(specifier), (specifier) => import(specifier));
 
 function readCache() {
   try {

@@ -61,6 +61,9 @@ import { DecideRateLimit } from './approvals/decide-rate-limit.js';
 import { DecisionLinkService } from './approvals/decision-links.js';
 import { LinkDecisions } from './approvals/link-decisions.js';
 import { checkApprovalsConfig, publicUrlOf } from './approvals/public-url.js';
+import { checkNotificationEntries } from './notifications/check-notification-entries.js';
+import { NotificationDispatcher } from './notifications/notification-dispatcher.js';
+import { notificationChannels } from './notifications/notification-channels.js';
 
 export interface CrateflowOptions {
   config: AppConfig;
@@ -123,6 +126,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     ...checkMetadataConfig(config.metadata),
     ...checkSourceEntries(config.sources),
     ...checkApprovalsConfig(config.server.public_url, config.approvals.link_ttl),
+    ...checkNotificationEntries(config.notifications, config.server.public_url),
     ...checked.problems,
   ];
   if (problems.length > 0) throw new ConfigError(source, problems);
@@ -183,6 +187,15 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(EventBus, { useValue: events });
   container.register(DecisionLinkService, { useValue: decisionLinks });
   await registerDomain(container, store);
+  const notifications = new NotificationDispatcher(
+    {
+      store, queue: container.resolve(QueueService), links: decisionLinks, plugins, clock, log: log.child({ component: 'notifications' }), publicUrl,
+      eachSources: config.sources.filter((source) => source.notify === 'each').map((source) => source.name), sendTimeoutMs: config.events.sink_timeout_ms,
+    },
+    notificationChannels(config.notifications, plugins),
+  );
+  events.addRecorder(notifications);
+  events.subscribe(() => notifications.wake());
 
   const routes: RouteSpec[] = [];
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
@@ -220,6 +233,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   await plugins.start();
   events.resume();
   startDomain(container);
+  notifications.start();
 
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
@@ -228,6 +242,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       shutdown.abort();
       if (server) await stopServer(server, config.server.shutdown_timeout_ms);
       await stopDomain(container);
+      await notifications.stop();
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));
       await store.close();

@@ -3,6 +3,7 @@ import { Role } from '@crateflow/sdk';
 import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
 import { MetadataPolicy } from '../net/metadata-policy.schema.js';
 import { SourceEntry } from './source-entry.schema.js';
+import { NotificationEntry } from './notification-entry.schema.js';
 
 // The shape of config.yaml. Blocks that belong to a plugin (the download client, the library backend, the
 // auth mode, webhooks and third-party plugins) are only checked here for the keys the core itself reads;
@@ -222,6 +223,7 @@ export const AppConfig = Type.Object(
     metadata: Metadata,
     metadata_policy: MetadataPolicy,
     approvals: Approvals,
+    notifications: Type.Array(NotificationEntry, { default: [], maxItems: 20, description: 'where people are told about new candidates and can decide (ntfy; see README, "Deciding from a phone")' }),
     sources: Type.Array(SourceEntry, { default: [], maxItems: 100, description: 'discovery sources that fill the pending queue (see README, "Discovery sources")' }),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 // Keys of a `sources:` entry that the core reads itself; every other key of the entry is the source plugin's config.
-export const CORE_SOURCE_KEYS = ['name', 'type', 'use', 'enabled', 'schedule'] as const;
+export const CORE_SOURCE_KEYS = ['name', 'type', 'use', 'enabled', 'schedule', 'notify'] as const;
 
 /** The names a source may have: they appear in URLs (`/api/v1/sources/{name}/run`) and as the queue item's `source`. */
 export const SOURCE_NAME_PATTERN = '^[a-z0-9][a-z0-9-]*$';
@@ -36,6 +36,10 @@ export const SourceEntry = Type.Object(
     ),
     enabled: Type.Boolean({ default: true, description: 'false: the source never runs, neither on schedule nor through the API' }),
     schedule: SourceSchedule,
+    notify: Type.Union([Type.Literal('digest'), Type.Literal('each')], {
+      default: 'digest',
+      description: "how notification channels hear of this source's candidates: gathered in their digest, or each in a message of its own with Approve and Reject",
+    }),
   },
   { additionalProperties: true },
 );

@@ -5,6 +5,17 @@ import type { EventLogTable } from './event-log-table.js';
 
 type EventData = DomainEvent['data'];
 type Listener = (event: DomainEvent) => void;
+
+/**
+ * Core code that keeps an outbox of its own for some events (the notification dispatcher): `record()` runs inside
+ * the change that fired the event, so what it writes commits, or is undone, with that change.
+ */
+export interface EventRecorder {
+  readonly name: string;
+  accepts(type: EventType): boolean;
+  /** Synchronous SQL only. A throw undoes only the recorder's own writes and is logged. */
+  record(event: DomainEvent): void;
+}
 /** Runs `work` inside the running change, in a savepoint of its own (GroupCommit joins it). */
 export type JoinChange = (work: () => void) => Promise<void>;
 
@@ -19,6 +30,7 @@ const RETRY_MAX_MS = 5 * 60_000;
  */
 export class EventBus {
   private readonly listeners = new Set<Listener>();
+  private readonly recorders: EventRecorder[] = [];
   private readonly inFlight = new Map<string, number>();
   private readonly backlog = new Map<string, string[]>();
   private readonly failures = new Map<string, number>();
@@ -43,7 +55,16 @@ export class EventBus {
     const event: DomainEvent = { id: this.newId(), type, timestamp: new Date(this.clock.now()).toISOString(), data: withoutUndefined(data) };
     const sinks = this.plugins.sinks.filter((sink) => this.wants(sink, type) && !this.recordedBy(sink, event, joinChange)).map((sink) => sink.name);
     this.table.record(event, sinks);
+    for (const recorder of this.recorders) {
+      if (!recorder.accepts(type)) continue;
+      joinChange(() => recorder.record(event)).catch((err: unknown) => this.log.error({ err, recorder: recorder.name, event: event.type }, 'could not record the event for its outbox'));
+    }
     return event;
+  }
+
+  /** Adds a recorder (see EventRecorder); call before the first change. */
+  addRecorder(recorder: EventRecorder): void {
+    this.recorders.push(recorder);
   }
 
   /** Whether `sink` took `event` into its own outbox, in the running change (see EventSink.record). */

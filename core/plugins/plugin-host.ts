@@ -249,6 +249,7 @@ const REQUIRED_MEMBERS: Record<PluginKind, string[]> = {
   'event-sink': ['deliver'],
   source: ['discover'],
   preview: ['findPreviews'],
+  notifier: ['send'],
 };
 
 function missingMembers(kind: PluginKind, instance: unknown): string[] {

@@ -1,6 +1,7 @@
 import type { PluginKind } from '@crateflow/sdk';
 import { CORE_AUTH_KEYS, CORE_DOWNLOAD_KEYS, CORE_LIBRARY_KEYS, CORE_PREVIEW_KEYS, type AppConfig } from '../config/app-config.schema.js';
 import { CORE_SOURCE_KEYS } from '../config/source-entry.schema.js';
+import { CORE_NOTIFICATION_KEYS } from '../config/notification-entry.schema.js';
 
 /** One plugin to load: where its config block sits in config.yaml, what to import, and the block itself. */
 export interface PluginMount {
@@ -9,7 +10,7 @@ export interface PluginMount {
   use: string;
   config: unknown;
   /** The slot this plugin fills; `extra` for entries of `plugins:`. */
-  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview' | 'extra';
+  slot: 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview' | 'notifier' | 'extra';
   /**
    * The name the loaded instance goes by (logs, storage, `GET /api/v1/plugins`) when it is not the manifest's:
    * each `sources:` entry is its own instance, so one plugin can serve several entries.
@@ -29,6 +30,7 @@ export const BUILT_IN = {
     'new-releases': '@crateflow/source-new-releases',
   },
   preview: { deezer: '@crateflow/preview-deezer' },
+  notifier: { ntfy: '@crateflow/notify-ntfy' },
 } as const satisfies Partial<Record<PluginKind, Record<string, string>>>;
 
 const WEBHOOKS_PACKAGE = '@crateflow/sink-webhooks';
@@ -73,7 +75,24 @@ export function planPluginMounts(config: AppConfig): PluginMount[] {
       instanceName: sourceInstanceName(entry.name),
     });
   });
+  config.notifications.forEach((entry, i) => {
+    const use = entry.use ?? (entry.type === undefined ? undefined : builtIn(BUILT_IN.notifier, entry.type));
+    if (use === undefined || (entry.use !== undefined && entry.type !== undefined)) return;
+    mounts.push({
+      configPath: `notifications[${i}]`,
+      usePath: `notifications[${i}].${entry.use === undefined ? 'type' : 'use'}`,
+      use,
+      config: omit(entry, CORE_NOTIFICATION_KEYS),
+      slot: 'notifier',
+      instanceName: notifierInstanceName(entry.name),
+    });
+  });
   return mounts;
+}
+
+/** The plugin instance behind a `notifications:` entry. */
+export function notifierInstanceName(channel: string): string {
+  return `notify-${channel}`;
 }
 
 /** The plugin instance behind a `sources:` entry: its storage document is `plugin-source-<name>`. */

@@ -44,7 +44,7 @@ export interface PluginContext<C> {
    */
   readonly musicbrainz?: MusicBrainz;
   /**
-   * Decision links for queue items (sdk 1.3), present when the server has `server.public_url` set (links need an
+   * Decision links for queue items (sdk 1.5), present when the server has `server.public_url` set (links need an
    * address people reach). Older servers, and servers without one, leave it out: feature-detect.
    */
   readonly decisionLinks?: DecisionLinks;

@@ -18,7 +18,7 @@ export interface IssuedDecisionLink {
 }
 
 /**
- * Issues decision links (sdk 1.3). On the context only when the server has `server.public_url`: feature-detect.
+ * Issues decision links (sdk 1.5). On the context only when the server has `server.public_url`: feature-detect.
  *
  * @example
  * const link = ctx.decisionLinks?.issue(event.data.id, 'ntfy:phone');

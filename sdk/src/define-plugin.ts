@@ -6,6 +6,7 @@ import type { EventSink } from './kinds/event-sink.js';
 import type { LibraryBackend } from './kinds/library.js';
 import type { DiscoverySource } from './kinds/source.js';
 import type { PreviewProvider } from './kinds/preview.js';
+import type { Notifier } from './kinds/notifier.js';
 
 /**
  * The kinds of plugin the server knows.
@@ -13,7 +14,7 @@ import type { PreviewProvider } from './kinds/preview.js';
  * @example
  * const kind: PluginKind = 'event-sink';
  */
-export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview';
+export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' | 'source' | 'preview' | 'notifier';
 
 /**
  * Every plugin kind, for hosts and tools.
@@ -21,7 +22,7 @@ export type PluginKind = 'auth' | 'download-client' | 'library' | 'event-sink' |
  * @example
  * if (!PLUGIN_KINDS.includes(manifest.kind)) throw new Error(`unknown kind ${manifest.kind}`);
  */
-export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink', 'source', 'preview'];
+export const PLUGIN_KINDS: readonly PluginKind[] = ['auth', 'download-client', 'library', 'event-sink', 'source', 'preview', 'notifier'];
 
 /**
  * The interface `create()` must return for each kind.
@@ -37,6 +38,8 @@ export interface KindContracts {
   source: DiscoverySource;
   /** sdk 1.3 */
   preview: PreviewProvider;
+  /** sdk 1.5 */
+  notifier: Notifier;
 }
 
 /**

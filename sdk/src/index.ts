@@ -9,6 +9,7 @@ export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
 export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem, SharedService } from './define-plugin.js';
 export type { PluginContext } from './context.js';
 export type { DecisionLinks, IssuedDecisionLink } from './decision-links.js';
+export type { Notification, NotifiedItem, Notifier } from './kinds/notifier.js';
 export type { Logger } from './logger.js';
 export type { PluginStorage, StorageWriteOptions } from './plugin-storage.js';
 export type { JsonValue } from './json-value.js';

@@ -32,7 +32,7 @@ describe('a candidate travelling from the queue to the library (blackhole + file
     assert.equal(approved.status, 200);
     assert.equal(approved.body.item.status, 'approved');
     assert.equal(events.at(-1)?.type, 'queue_approved');
-    assert.deepEqual(events.at(-1)?.data, { artist: 'Sigur Rós', album: 'Ágætis byrjun (Deluxe Edition)', mbid: '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f', in_library: false });
+    assert.deepEqual(events.at(-1)?.data, { artist: 'Sigur Rós', album: 'Ágætis byrjun (Deluxe Edition)', mbid: '0e9b3b0a-6b3e-4a8f-9d3c-1c2b3a4d5e6f', decided_via: 'api', in_library: false });
 
     // Liveness only: the hand-off is immediate, but a loaded machine may take its time.
     const requestFile = await eventually(async () => (await readdir(join(root, 'requests')).catch(() => [])).find((f) => f.endsWith('.json')), 60_000, 'a request file');

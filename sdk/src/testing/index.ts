@@ -11,6 +11,8 @@ export { testSourceContract, sourceContractChecks, createTestSourceRun } from '.
 export type { SourceContractOptions, TestSourceRun } from './source-contract.js';
 export { testPreviewContract, previewContractChecks } from './preview-contract.js';
 export type { PreviewContractOptions, PreviewAlbum } from './preview-contract.js';
+export { testNotifierContract, notifierContractChecks, sampleNotifications } from './notifier-contract.js';
+export type { NotifierContractOptions } from './notifier-contract.js';
 export type { AuthContractOptions } from './auth-contract.js';
 export type { ContractCheck, ContractService, ServiceAndConfig, CommonContractOptions } from './contract-check.js';
 export { createTestContext } from './create-test-context.js';

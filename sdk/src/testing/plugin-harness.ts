@@ -23,6 +23,7 @@ const REQUIRED: Record<PluginKind, readonly string[]> = {
   'event-sink': ['deliver'],
   source: ['discover'],
   preview: ['findPreviews'],
+  notifier: ['send'],
 };
 const OPTIONAL = ['start', 'stop', 'health', 'cancel', 'refresh', 'login', 'logout'] as const;
 

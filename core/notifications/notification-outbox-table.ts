@@ -1,0 +1,73 @@
+import type { DomainEvent } from '@crateflow/sdk';
+import type { Store } from '../storage/store.js';
+
+/** One message still to send, or one candidate waiting in a channel's digest. */
+export interface OutboxRow {
+  seq: number;
+  channel: string;
+  kind: 'item' | 'digest' | 'event';
+  event: DomainEvent['type'];
+  /** The event's data. */
+  data: DomainEvent['data'];
+  due_at: number;
+  attempts: number;
+}
+
+interface StoredRow extends Omit<OutboxRow, 'data'> {
+  data: string;
+}
+
+/** `notification_outbox`: the one module that reads and writes its rows. Writes run inside a change of the store. */
+export class NotificationOutboxTable {
+  private readonly statements;
+
+  constructor(store: Store) {
+    const db = store.db;
+    this.statements = {
+      insert: db.prepare<[string, string, string, string, number]>('INSERT INTO notification_outbox (channel, kind, event, data, due_at) VALUES (?, ?, ?, ?, ?)'),
+      openDigest: db.prepare<[string], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? ORDER BY due_at DESC LIMIT 1").pluck(),
+      due: db.prepare<[number, number], StoredRow>('SELECT * FROM notification_outbox INDEXED BY notification_outbox_due WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?'),
+      digestOf: db.prepare<[string, number], StoredRow>("SELECT * FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at <= ? ORDER BY seq"),
+      nextDue: db.prepare<[], number>('SELECT min(due_at) FROM notification_outbox').pluck(),
+      remove: db.prepare<[number]>('DELETE FROM notification_outbox WHERE seq = ?'),
+      retry: db.prepare<[number, number]>('UPDATE notification_outbox SET attempts = attempts + 1, due_at = ? WHERE seq = ?'),
+    };
+  }
+
+  insert(row: Pick<OutboxRow, 'channel' | 'kind' | 'event' | 'data' | 'due_at'>): void {
+    this.statements.insert.run(row.channel, row.kind, row.event, JSON.stringify(row.data), row.due_at);
+  }
+
+  /** When the channel's open digest is sent, or undefined when it has none. */
+  openDigestDue(channel: string): number | undefined {
+    return this.statements.openDigest.get(channel) ?? undefined;
+  }
+
+  /** Rows due at `now`, oldest first, at most `limit`. */
+  due(now: number, limit: number): OutboxRow[] {
+    return this.statements.due.all(now, limit).map(parsed);
+  }
+
+  /** Every candidate of the channel's digest that is due at `now`. */
+  digestOf(channel: string, now: number): OutboxRow[] {
+    return this.statements.digestOf.all(channel, now).map(parsed);
+  }
+
+  /** When the next row is due, or undefined when there is none. */
+  nextDue(): number | undefined {
+    return this.statements.nextDue.get() ?? undefined;
+  }
+
+  remove(seqs: readonly number[]): void {
+    for (const seq of seqs) this.statements.remove.run(seq);
+  }
+
+  retryAt(seqs: readonly number[], dueAt: number): void {
+    for (const seq of seqs) this.statements.retry.run(dueAt, seq);
+  }
+}
+
+function parsed(row: StoredRow): OutboxRow {
+  // Written by this table only, from an event's data.
+  return { ...row, data: JSON.parse(row.data) as DomainEvent['data'] };
+}

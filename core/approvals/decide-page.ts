@@ -57,7 +57,7 @@ function buttons(): string {
 
 /** A whole page around `body` (HTML the caller escaped). */
 export function plainPage(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)} · Crateflow</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><link rel="icon" href="/assets/icon.svg" type="image/svg+xml"><title>${escapeHtml(title)} · Crateflow</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 const STYLE = [
@@ -68,6 +68,7 @@ const STYLE = [
   'ul{padding-left:1.2rem}form{display:flex;gap:.75rem;margin:1.25rem 0}',
   'button{flex:1;font-size:1.1rem;padding:.9rem;border:0;border-radius:6px;color:#fff;cursor:pointer}',
   '.approve{background:#1f7a3a}.reject{background:#a12c2c}.outcome,.why{font-size:1.05rem}',
+  '@media (prefers-color-scheme:dark){body{background:#161615;color:#ececea}.year,.source,.note{color:#a9a9a3}}',
 ].join('');
 
 export function escapeHtml(text: string): string {

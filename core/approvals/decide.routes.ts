@@ -17,7 +17,7 @@ const ACTIONS: Readonly<Record<string, Decision>> = { approve: 'approved', rejec
 // The page shows a cover from its source's server: no script, no frames, forms only back here, and no Referer, so
 // the token in this page's address is never sent to the cover's host.
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; img-src http: https:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': "default-src 'none'; img-src 'self' http: https:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
   'X-Robots-Tag': 'noindex, nofollow',

@@ -1,5 +1,8 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError } from '../../../core/config/config-error.js';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 import { pressHttpAction, startFakeNtfy, type FakeNtfy, type NtfyMessage } from '../../fakes/fake-ntfy.js';
@@ -129,6 +132,30 @@ describe('ntfy notifications', () => {
     await h.ntfy.waitFor(1, 10_000);
     assert.deepEqual(h.ntfy.messages.map((m: NtfyMessage) => m.title), ['Low – Pygmalion'], 'no digest of an already decided candidate');
     assert.ok(later.id);
+  });
+
+  it('keeps what is still to be sent across a restart, and sends it then', async (t) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-notify-'));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const down = await startFakeNtfy();
+    down.rateLimitNext(1000);
+    const config = (url: string) => ({ storage: { dir: dataDir }, server: { public_url: PUBLIC_URL }, notifications: [{ name: 'phone', type: 'ntfy', url, topic: 'restart' }] });
+    const first = await startApp({ clock: new ManualClock(), config: config(down.url) });
+    const added = await api<{ items: QueueItem[] }>(first.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'C\'mon' });
+    assert.equal(added.status, 201);
+    await waitUntil(() => down.rejected >= 1);
+    await first.close();
+    await down.close();
+
+    const up = await startFakeNtfy();
+    t.after(() => up.close());
+    const clock = new ManualClock();
+    const second = await startApp({ clock, config: config(up.url) });
+    t.after(() => second.close());
+    await clock.advance(5_000);
+    const [message] = await up.waitFor(1, 10_000);
+    assert.equal(message?.title, "Low – C'mon");
+    assert.ok(message?.actions.some((action) => action.label === 'Approve'), 'with a link issued by the new process');
   });
 
   it('refuses channels it cannot serve, naming the key', async () => {

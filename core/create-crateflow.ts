@@ -61,6 +61,7 @@ import { DecideRateLimit } from './approvals/decide-rate-limit.js';
 import { DecisionLinkService } from './approvals/decision-links.js';
 import { LinkDecisions } from './approvals/link-decisions.js';
 import { checkApprovalsConfig, publicUrlOf } from './approvals/public-url.js';
+import { revokeLinksIfCredentialsChanged } from './approvals/credentials-fingerprint.js';
 import { checkNotificationEntries } from './notifications/check-notification-entries.js';
 import { NotificationDispatcher } from './notifications/notification-dispatcher.js';
 import { notificationChannels } from './notifications/notification-channels.js';
@@ -234,6 +235,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   events.resume();
   startDomain(container);
   notifications.start();
+  const revoking = revokeLinksIfCredentialsChanged(store, decisionLinks, config.ui.auth, clock.now(), log).catch((err: unknown) => log.error({ err }, 'could not compare the credentials with the last start; decision links were not revoked'));
 
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
@@ -242,6 +244,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       shutdown.abort();
       if (server) await stopServer(server, config.server.shutdown_timeout_ms);
       await stopDomain(container);
+      await revoking;
       await notifications.stop();
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));

@@ -22,7 +22,7 @@ export class DecisionLinkTable {
       insert: db.prepare<[string, string, string, number, number]>('INSERT INTO decision_links (token_hash, queue_id, channel, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
       get: db.prepare<[string], DecisionLinkRow>('SELECT * FROM decision_links WHERE token_hash = ?'),
       markUsed: db.prepare<[number, string, string]>('UPDATE decision_links SET used_at = ?, used_action = ? WHERE token_hash = ? AND used_at IS NULL AND revoked_at IS NULL'),
-      revokeLive: db.prepare<[number, number]>('UPDATE decision_links SET revoked_at = ? WHERE used_at IS NULL AND revoked_at IS NULL AND expires_at > ?'),
+      revokeLive: db.prepare<[number, number, number]>('UPDATE decision_links SET revoked_at = ? WHERE used_at IS NULL AND revoked_at IS NULL AND expires_at > ? AND created_at < ?'),
       pruneExpiredBefore: db.prepare<[number]>('DELETE FROM decision_links WHERE expires_at < ?'),
     };
   }
@@ -40,9 +40,9 @@ export class DecisionLinkTable {
     return this.statements.markUsed.run(at, action, tokenHash).changes === 1;
   }
 
-  /** Revokes every link not yet used, revoked or expired; returns how many. */
-  revokeLive(at: number): number {
-    return this.statements.revokeLive.run(at, at).changes;
+  /** Revokes every link issued before `issuedBefore` and not yet used, revoked or expired; returns how many. */
+  revokeLive(at: number, issuedBefore = Number.MAX_SAFE_INTEGER): number {
+    return this.statements.revokeLive.run(at, at, issuedBefore).changes;
   }
 
   /** Forgets links that expired before `cutoff` (the expires_at index makes this cheap). */

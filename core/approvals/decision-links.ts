@@ -60,9 +60,12 @@ export class DecisionLinkService implements DecisionLinks {
     return undefined;
   }
 
-  /** Ends every live link (POST /api/v1/approvals/revoke); resolves with how many once that is on disk. */
-  revokeAll(): Promise<number> {
-    return this.store.change(() => this.table.revokeLive(this.clock.now()));
+  /**
+   * Ends every live link (POST /api/v1/approvals/revoke), or those issued before `issuedBefore`; resolves with how
+   * many once that is on disk.
+   */
+  revokeAll(issuedBefore?: number): Promise<number> {
+    return this.store.change(() => this.table.revokeLive(this.clock.now(), issuedBefore));
   }
 
   // Once an hour at most, with an issue: the table holds the links of at most a month past their expiry.

@@ -57,7 +57,7 @@ describe('decision page (a decision link on a phone)', () => {
       const box = await button.boundingBox();
       assert.ok(box && box.height >= 44 && box.width >= 120, `a thumb-sized button (${JSON.stringify(box)})`);
     }
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'nothing wider than the phone');
+    assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'nothing wider than the phone');
     await w.screenshot('decision-page-phone');
     await page.reload();
     assert.equal(await statusOf(item.id), 'pending', 'opening (and reopening) the page decided nothing');

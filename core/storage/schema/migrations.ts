@@ -10,5 +10,5 @@ import { SCHEMA_3 } from './schema-3.js';
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'one database for every record', sql: SCHEMA_1 },
   { version: 2, name: 'pending items without an mbid, oldest first', sql: SCHEMA_2 },
-  { version: 3, name: 'decision links and the notification outbox', sql: SCHEMA_3 },
+  { version: 3, name: 'decision links, the notification outbox and core state', sql: SCHEMA_3 },
 ];

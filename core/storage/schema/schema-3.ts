@@ -7,6 +7,9 @@
  * The notification outbox (core/notifications): what each channel is still to be told, written in the transaction
  * of the change it reports, so an acknowledged change is notified even across kill -9. `due_at` is when to send
  * (the end of the channel's digest window, or the next attempt after a failure).
+ *
+ * `core_state`: small values the core keeps between starts (the salted fingerprint of the credentials, so that a
+ * start with changed credentials revokes the decision links issued before).
  */
 export const SCHEMA_3 = `
 CREATE TABLE decision_links (
@@ -31,4 +34,8 @@ CREATE TABLE notification_outbox (
 );
 CREATE INDEX notification_outbox_due ON notification_outbox (due_at);
 CREATE INDEX notification_outbox_digest ON notification_outbox (channel, due_at) WHERE kind = 'digest';
+CREATE TABLE core_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
 `;

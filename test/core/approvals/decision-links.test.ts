@@ -5,7 +5,11 @@ import { createLogger } from '../../../core/logging/create-logger.js';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 import { ConfigError } from '../../../core/config/config-error.js';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../../fakes/fake-webhook-receiver.js';
-import { api } from '../../helpers/api-client.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DecisionLinkService } from '../../../core/approvals/decision-links.js';
+import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { readDatabase } from '../../helpers/read-stored.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
@@ -220,6 +224,32 @@ describe('decision links', () => {
     assert.equal(byApprover.status, 403);
     const anonymous = await api(h.app.baseUrl, 'POST', '/api/v1/approvals/revoke');
     assert.equal(anonymous.status, 401);
+  });
+
+  it('revokes the links issued before a start whose credentials changed, and keeps them across a start whose did not', async (t) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'crateflow-links-'));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
+    const config = (password: string) => ({ storage: { dir: dataDir }, server: { public_url: PUBLIC_URL }, ui: { auth: { enabled: true, type: 'basic', username: 'admin', password } } });
+    const issue = async (app: StartedApp) => {
+      const added = await api<{ items: QueueItem[] }>(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: `Album ${Date.now()}` }, { authorization: `Basic ${Buffer.from('admin:first password here').toString('base64')}` });
+      const link = app.crateflow.container.resolve(DecisionLinkService).issue(added.body.items[0]?.id ?? '', 'test');
+      await link.saved;
+      return new URL(link.url).pathname;
+    };
+    const first = await startApp({ config: config('first password here') });
+    const path = await issue(first);
+    await first.close();
+    const same = await startApp({ config: config('first password here') });
+    await same.close(); // which waits for the comparison that runs beside the start
+    const revokedAt = readDatabase(dataDir, (db) => db.prepare('SELECT count(*) FROM decision_links WHERE revoked_at IS NOT NULL').pluck().get());
+    assert.equal(revokedAt, 0, 'the same credentials keep the link');
+    const changed = await startApp({ config: config('a new password, the old one leaked') });
+    t.after(() => changed.close());
+    const revoked = await eventually(async () => {
+      const answer = await page(changed, path);
+      return answer.status === 410 ? answer : undefined;
+    }, 10_000, 'the link is revoked');
+    assert.match(revoked.text, /was revoked/);
   });
 
   it('issues no link without server.public_url, and answers links already issued', async (t) => {

@@ -56,9 +56,9 @@ COPY --from=build /src/dist/ dist/
 # /config (see examples/container/ and compose.yaml) to change it.
 COPY examples/container/config.yaml /config/config.yaml
 # A named volume takes the owner of the folder it is mounted on: /data must exist and belong to the service user.
-# dist/.code-cache is where the service keeps V8's code cache of its bundle (core/build/code-cache-entry.mjs): the
-# first start of a container writes it, later starts compile less. The rest of /app stays the root's, read-only.
-RUN mkdir -p /data dist/.code-cache && chown node:node /data dist/.code-cache
+# /app stays the root's and read-only to the service, its code cache folder too: the service runs uncached here
+# rather than keep bytecode that it could rewrite and that later starts would run (core/build/code-cache-entry.mjs).
+RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data", "/config"]
 EXPOSE 8080

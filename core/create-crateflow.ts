@@ -61,7 +61,7 @@ import { DecideRateLimit } from './approvals/decide-rate-limit.js';
 import { DecisionLinkService } from './approvals/decision-links.js';
 import { LinkDecisions } from './approvals/link-decisions.js';
 import { checkApprovalsConfig, publicUrlOf } from './approvals/public-url.js';
-import { revokeLinksIfCredentialsChanged } from './approvals/credentials-fingerprint.js';
+import { checkCredentials, revokeLinksIfCredentialsChanged } from './approvals/credentials-fingerprint.js';
 import { checkNotificationEntries } from './notifications/check-notification-entries.js';
 import { NotificationDispatcher } from './notifications/notification-dispatcher.js';
 import { notificationChannels } from './notifications/notification-channels.js';
@@ -146,6 +146,10 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     await store.close();
     throw err;
   });
+  // Links issued from here on are this start's: a change of credentials revokes only those before it.
+  const startedAt = clock.now();
+  const credentials = checkCredentials(store, config.ui.auth);
+  credentials.catch(() => undefined); // awaited below; a start that fails before then must not leave it unhandled
   const publicUrl = publicUrlOf(config.server.public_url);
   const decisionLinks = new DecisionLinkService(store, clock, publicUrl, parseDuration(config.approvals.link_ttl));
   const plugins = await createPlugins(checked, {
@@ -188,6 +192,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(EventBus, { useValue: events });
   container.register(DecisionLinkService, { useValue: decisionLinks });
   await registerDomain(container, store);
+  const linkDecisions = new LinkDecisions(decisionLinks, container.resolve(QueueService), clock);
+  decisionLinks.attachDecide((token, action, by) => linkDecisions.decideFor(token, action, by));
   const notifications = new NotificationDispatcher(
     {
       store, queue: container.resolve(QueueService), links: decisionLinks, plugins, clock, log: log.child({ component: 'notifications' }), publicUrl,
@@ -225,17 +231,18 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     authenticator,
     // The public address's name is one the service answers to: a proxy passes it on in Host.
     allowedHosts: new AllowedHosts(config.server.host, [...config.server.allowed_hosts, ...(publicUrl ? nameOf(publicUrl) : [])]),
-    decisionLinks: decisionLinkPages(new LinkDecisions(decisionLinks, container.resolve(QueueService), clock), new DecideRateLimit(clock)),
+    // Counted per client: the address a trusted proxy forwarded for, else the peer's.
+    decisionLinks: decisionLinkPages(linkDecisions, new DecideRateLimit(clock), (ctx) => authenticator.describe(ctx).client_address ?? ''),
     validateResponses: options.validateResponses ?? false,
     health: healthHandler({ store, plugins, version, startedAt: clock.now(), now: () => clock.now() }),
     ui: serveUi(await uiAssets, { mediaOrigins: container.resolve(PreviewService).origins }),
   });
 
+  await revokeLinksIfCredentialsChanged(store, decisionLinks, credentials, startedAt, clock, log);
   await plugins.start();
   events.resume();
   startDomain(container);
   notifications.start();
-  const revoking = revokeLinksIfCredentialsChanged(store, decisionLinks, config.ui.auth, clock.now(), log).catch((err: unknown) => log.error({ err }, 'could not compare the credentials with the last start; decision links were not revoked'));
 
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
@@ -244,7 +251,6 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       shutdown.abort();
       if (server) await stopServer(server, config.server.shutdown_timeout_ms);
       await stopDomain(container);
-      await revoking;
       await notifications.stop();
       events.stop();
       await plugins.stop((name, err) => log.error({ err, plugin: name }, 'plugin failed to stop cleanly'));

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { DecisionLinkGoneError } from '../errors/decision-link-gone-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { AppError } from '../errors/app-error.js';
+import { DecisionLinksRateLimitedError } from '../errors/decision-links-rate-limited-error.js';
 import { sendJson } from '../http/send-json.js';
 import type { Decision } from '../queue/queue-service.js';
 import { decidePage, outcomeOf, plainPage } from './decide-page.js';
@@ -10,6 +10,7 @@ import type { DecideRateLimit } from './decide-rate-limit.js';
 import type { LinkDecisions, LinkState } from './link-decisions.js';
 
 const PATH = /^\/decide\/([^/]*)$/;
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /** A decision is one word; anything longer is not one of ours. */
 const MAX_BODY_BYTES = 1024;
 const ACTIONS: Readonly<Record<string, Decision>> = { approve: 'approved', reject: 'rejected' };
@@ -24,34 +25,25 @@ const PAGE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-class RateLimitedError extends AppError {
-  readonly status = 429;
-  readonly code = 'too-many-requests';
-  readonly title = 'Too Many Requests';
-  constructor(readonly retryAfterSeconds: number) {
-    super(`too many requests to decision links from this address; try again in ${retryAfterSeconds} s`);
-  }
-  override extensions() {
-    return { retry_after_s: this.retryAfterSeconds };
-  }
-}
-
 /**
  * `GET /decide/{token}` shows the item and two buttons and decides nothing; `POST /decide/{token}` with
  * `action=approve|reject` (a form, or JSON) decides. No sign-in: the token is the credential, so these answer in
  * every auth mode, ahead of the cross-site guard (another site cannot know a token to post to). A browser gets a
  * page; a caller that sends or asks for JSON gets JSON (problem+json for every refusal).
  */
-export function decisionLinkPages(decisions: LinkDecisions, limit: DecideRateLimit) {
+export function decisionLinkPages(decisions: LinkDecisions, limit: DecideRateLimit, clientOf: (ctx: Context) => string) {
   return async function decisionLinkMiddleware(ctx: Context, next: Next): Promise<void> {
     const match = PATH.exec(ctx.path);
     if (!match) return next();
     const token = decodeSegment(match[1] ?? '');
     const wantsJson = ctx.is('application/json') === 'application/json' || ctx.accepts('html', 'json') === 'json';
-    const wait = limit.take(ctx.request.socket.remoteAddress ?? '');
+    // Not a token at all: answered without a lookup, and without spending the client's budget (behind a proxy that
+    // is not in trusted_proxies, every visitor shares one).
+    if (!TOKEN_SHAPE.test(token)) return answer(ctx, { kind: 'unknown' }, wantsJson, false);
+    const wait = limit.take(clientOf(ctx));
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
-      if (wantsJson) throw new RateLimitedError(wait);
+      if (wantsJson) throw new DecisionLinksRateLimitedError(wait);
       return sendPage(ctx, 429, plainPage('Too many requests', '<p>Too many requests from this address. Try again in a minute.</p>'));
     }
     if (ctx.method === 'GET' || ctx.method === 'HEAD') return answer(ctx, decisions.look(token), wantsJson, false);

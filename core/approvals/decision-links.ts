@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock, DecisionLinks, IssuedDecisionLink } from '@crateflow/sdk';
+import type { Clock, DecisionLinks, DecisionOutcome, IssuedDecisionLink } from '@crateflow/sdk';
 import type { Store } from '../storage/store.js';
 import { DecisionLinkTable, type DecisionLinkRow } from './decision-link-table.js';
 
@@ -17,7 +17,7 @@ const CHANNEL = /^[A-Za-z0-9.:_-]{1,64}$/;
  * only its SHA-256, so reading the database (or a backup) gives nobody a working link. Checking a presented token
  * is a lookup by its hash: an attacker learns nothing from timing that a 256-bit guess would need.
  */
-export class DecisionLinkService implements DecisionLinks {
+export class DecisionLinkService {
   readonly table: DecisionLinkTable;
   private lastPrune = Number.NEGATIVE_INFINITY;
 
@@ -26,9 +26,27 @@ export class DecisionLinkService implements DecisionLinks {
     this.table = new DecisionLinkTable(store);
   }
 
-  /** What plugins get as `ctx.decisionLinks`: this, when links can be issued. */
+  private decide: ((token: string, action: 'approve' | 'reject', decidedBy: string) => Promise<DecisionOutcome>) | undefined;
+
+  /**
+   * What plugins get as `ctx.decisionLinks`, when links can be issued. Plugins are created before the queue exists,
+   * so deciding is attached later ({@link attachDecide}), before the service serves.
+   */
   get issuer(): DecisionLinks | undefined {
-    return this.publicUrl === undefined ? undefined : this;
+    if (this.publicUrl === undefined) return undefined;
+    return {
+      issue: (queueId, channel) => this.issue(queueId, channel),
+      decide: async (url, action, decidedBy) => {
+        if (!this.decide) throw new Error('decision links cannot decide before the service has started');
+        if (typeof decidedBy !== 'string' || decidedBy.length === 0 || decidedBy.length > 100) throw new Error('decidedBy must be 1-100 characters');
+        return this.decide(tokenOf(url), action, decidedBy);
+      },
+    };
+  }
+
+  /** Lets plugins decide with links (see {@link issuer}). */
+  attachDecide(decide: (token: string, action: 'approve' | 'reject', decidedBy: string) => Promise<DecisionOutcome>): void {
+    this.decide = decide;
   }
 
   issue(queueId: string, channel: string): IssuedDecisionLink {
@@ -74,6 +92,13 @@ export class DecisionLinkService implements DecisionLinks {
     this.lastPrune = now;
     this.table.pruneExpiredBefore(now - KEEP_AFTER_EXPIRY_MS);
   }
+}
+
+/** The token of a link given as its URL (`…/decide/{token}`) or as the token itself; else a string no link has. */
+function tokenOf(url: string): string {
+  if (TOKEN.test(url)) return url;
+  const path = URL.canParse(url) ? new URL(url).pathname : '';
+  return /^\/decide\/([A-Za-z0-9_-]+)$/.exec(path)?.[1] ?? '';
 }
 
 function hashOf(token: string): string {

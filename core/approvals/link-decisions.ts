@@ -1,4 +1,4 @@
-import type { Clock } from '@crateflow/sdk';
+import type { Clock, DecisionOutcome } from '@crateflow/sdk';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import type { QueueItem } from '../queue/queue-item.schema.js';
@@ -31,15 +31,15 @@ export class LinkDecisions {
     return this.stateOf(link);
   }
 
-  /** Decides the link's item, or says why the link cannot. */
-  async decide(token: string, decision: Decision): Promise<LinkState> {
+  /** Decides the link's item, or says why the link cannot. `by` is who decided (a chat user); else `link`. */
+  async decide(token: string, decision: Decision, by = 'link'): Promise<LinkState> {
     const link = this.links.find(token);
     if (!link) return { kind: 'unknown' };
     const before = this.stateOf(link);
     if (before.kind !== 'live') return before;
     const hash = tokenHashOf(token);
     try {
-      const item = await this.queue.decideOne(link.queue_id, decision, { by: 'link', via: link.channel }, () => {
+      const item = await this.queue.decideOne(link.queue_id, decision, { by, via: link.channel }, () => {
         // Again inside the transaction: two clicks at once, or a revoke just before, must not decide twice.
         const now = this.clock.now();
         const fresh = this.links.table.get(hash);
@@ -53,6 +53,15 @@ export class LinkDecisions {
       if (err instanceof LinkDiedError || err instanceof ConflictError || err instanceof NotFoundError) return this.stateOf(this.links.table.get(hash) ?? link);
       throw err;
     }
+  }
+
+  /** A decision for a plugin (a chat button): the same rules, the answer as the sdk's DecisionOutcome. */
+  async decideFor(token: string, action: 'approve' | 'reject', by: string): Promise<DecisionOutcome> {
+    const state = await this.decide(token, action === 'approve' ? 'approved' : 'rejected', by);
+    if (state.kind === 'decided' && state.item.status !== 'pending') return { ok: true, status: state.item.status, decided_by: by };
+    if (state.kind === 'unknown' || state.kind === 'live' || state.kind === 'decided') return { ok: false, reason: 'unknown' };
+    const item = state.item;
+    return { ok: false, reason: state.reason, ...(item ? { status: item.status } : {}), ...(item?.decided_by ? { decided_by: item.decided_by } : {}) };
   }
 
   private stateOf(link: DecisionLinkRow): LinkState {

@@ -52,6 +52,7 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
     minifySyntax: true,
     legalComments: 'none',
     write: false,
+    metafile: true,
     // undici is loaded on the first outbound request (sdk http-client): left out, it costs no parse time at
     // startup. The SQLite drivers (core/sqlite/sqlite-driver.ts picks one by Node release) must stay packages: each
     // finds its addon (built by npm ci, or shipped ready-made) relative to its own files, in node_modules.
@@ -60,9 +61,14 @@ export async function bundleCrateflow(outfile = DEFAULT_BUNDLE): Promise<{ ms: n
   });
   const code = result.outputFiles[0]?.text;
   if (code === undefined) throw new Error('esbuild produced no output');
-  // How a call of import() looks in esbuild's minified output (text such as "entry for import()" does not match).
-  const stray = /(?:[=(,?:]|await |return )import\(/.exec(code);
-  if (stray) throw new Error(`the bundle calls import() itself (near "${code.slice(stray.index, stray.index + 80)}"): route it through __crateflowImport (see importsThroughEntry)`);
+  // With the rewrite below the bundle calls no import() of its own. esbuild lists those of a literal specifier; one
+  // of a computed specifier it cannot list, so the text is searched too (`import()` with nothing inside is prose).
+  const literal = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((entry) => entry.kind === 'dynamic-import').map((entry) => entry.path));
+  const computed = /(?<![\w$.])import\((?!\))/.exec(code);
+  if (literal.length > 0 || computed) {
+    const where = computed ? `near "${code.slice(computed.index, computed.index + 80)}"` : literal.join(', ');
+    throw new Error(`the bundle calls import() itself (${where}): route it through __crateflowImport (see importsThroughEntry)`);
+  }
   const ascii = escapeNonAscii(code);
   await mkdir(dirname(outfile), { recursive: true });
   await writeFile(join(dirname(outfile), codeFile), ascii);

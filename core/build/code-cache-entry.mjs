@@ -8,8 +8,12 @@
 //  - Its name carries the bundle's content hash, the Node release and the node flags. V8 checks its own version,
 //    flags and the source's length, but not the source's content: a rebuilt bundle of the same length must not
 //    reuse bytecode compiled from the old one, and the hash in the name sees to that.
-//  - A cache V8 refuses (another V8 flag, a corrupt file) costs one uncached start and is rewritten.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+//  - V8 checks a cache's header (its version, flags, the source's length), not its bytecode: a cache damaged inside
+//    (a bad disk, a torn write) would crash every start. So the file begins with a SHA-256 of the rest, checked
+//    before V8 sees it, and is fsynced before it is renamed into place.
+//  - A cache refused (by that check, or by V8 for another flag) costs one uncached start and is rewritten.
+import { createHash } from 'node:crypto';
+import { accessSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +23,7 @@ const CODE_FILE = '__CODE_FILE__';
 const CODE_HASH = '__CODE_HASH__';
 /** Long enough for a start to have run (config, plugins, store, first requests), short enough to be taken. */
 const CACHE_AFTER_MS = 3000;
+const DIGEST_BYTES = 32;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const file = join(here, CODE_FILE);
@@ -40,26 +45,53 @@ const module = { exports: {} };
 // import.meta.url and import.meta.resolve of the bundled sources, and their import(), mean this folder's module.
 script.runInThisContext()(module.exports, createRequire(file), module, file, here, pathToFileURL(file).href, (specifier) => import.meta.resolve(specifier), (specifier) => import(specifier));
 
+/** The cache's bytecode when the file is whole (its SHA-256 matches), else undefined: compile from source. */
 function readCache() {
+  let stored;
   try {
-    return readFileSync(cacheFile);
+    stored = readFileSync(cacheFile);
   } catch {
-    return undefined; // none yet, or unreadable: compile from source
+    return undefined; // none yet, or unreadable
   }
+  const data = stored.subarray(DIGEST_BYTES);
+  const whole = stored.length > DIGEST_BYTES && createHash('sha256').update(data).digest().equals(stored.subarray(0, DIGEST_BYTES));
+  return whole ? data : undefined;
 }
 
 function saveCache(compiled) {
   try {
     mkdirSync(cacheDir, { recursive: true });
-    // Written whole, then renamed: two services starting together, or a kill, never leave half a cache to load.
-    const partial = `${cacheFile}.${process.pid}.tmp`;
-    writeFileSync(partial, compiled.createCachedData());
-    renameSync(partial, cacheFile);
-    for (const name of readdirSync(cacheDir)) {
-      if (!name.startsWith(CODE_HASH)) rmSync(join(cacheDir, name), { force: true }); // caches of earlier builds
-    }
+    accessSync(cacheDir, constants.W_OK);
   } catch {
-    // A read-only install or a full disk: the service runs as well, only its next start is not faster.
+    return; // a read-only install runs uncached: nothing to serialise
+  }
+  // Written whole and flushed, then renamed: two services starting together, a kill or a power cut never leave a
+  // partial cache under the name that is read.
+  const partial = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    const data = compiled.createCachedData();
+    const fd = openSync(partial, 'w', 0o644);
+    try {
+      writeSync(fd, createHash('sha256').update(data).digest());
+      writeSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, cacheFile);
+    pruneCacheDir();
+  } catch {
+    // A full disk, say: the service runs as well, only its next start is not faster.
+    rmSync(partial, { force: true });
+  }
+}
+
+/** Removes the caches of earlier builds, and partial files a killed writer left (older than a minute). */
+function pruneCacheDir() {
+  for (const name of readdirSync(cacheDir)) {
+    const path = join(cacheDir, name);
+    const stale = !name.startsWith(CODE_HASH) || (name.endsWith('.tmp') && Date.now() - statSync(path).mtimeMs > 60_000);
+    if (stale) rmSync(path, { force: true });
   }
 }
 

@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
 import { UnauthorizedError } from '../errors/unauthorized-error.js';
 import { sendJson } from './send-json.js';
+import { loggedPath } from './request-context.js';
 
 export const PROBLEM_TYPE_PREFIX = 'urn:crateflow:problem:';
 
@@ -51,7 +52,8 @@ export function problemDetails() {
     try {
       await next();
     } catch (err: unknown) {
-      const instance = ctx.path;
+      // A decision link's path carries its token: the problem names the route, as the log does.
+      const instance = loggedPath(ctx.path);
       if (err instanceof AppError) {
         // Extensions come first so they can never overwrite the standard members.
         const extensions = err.clientFault ? { ...err.extensions(), detail: err.message } : {};

@@ -5,9 +5,10 @@ import type { QueueItem } from '../queue/queue-item.schema.js';
 const DIGEST_TOP = 3;
 
 /** One candidate with its decision link. */
-export function itemNotification(item: QueueItem, link: IssuedDecisionLink | undefined, openUrl: string | undefined): Notification {
+export function itemNotification(id: string, item: QueueItem, link: IssuedDecisionLink | undefined, openUrl: string | undefined): Notification {
   const reasons = reasonsOf(item);
   return {
+    id,
     kind: 'item',
     event: 'queue_added',
     title: nameOf(item),
@@ -19,10 +20,11 @@ export function itemNotification(item: QueueItem, link: IssuedDecisionLink | und
 }
 
 /** Several candidates in one message: how many, and the best scored by name. */
-export function digestNotification(items: readonly QueueItem[], openUrl: string | undefined): Notification {
+export function digestNotification(id: string, items: readonly QueueItem[], openUrl: string | undefined): Notification {
   const top = [...items].sort((a, b) => (b.score ?? 0) - (a.score ?? 0)).slice(0, DIGEST_TOP);
   const albums = items.length === 1 ? '1 new candidate' : `${items.length} new candidates`;
   return {
+    id,
     kind: 'digest',
     event: 'queue_added',
     title: `${albums} to decide`,
@@ -34,13 +36,13 @@ export function digestNotification(items: readonly QueueItem[], openUrl: string 
 }
 
 /** Something that happened to an album: it was downloaded, or the library has it now. */
-export function eventNotification(event: DomainEvent['type'], data: DomainEvent['data'], openUrl: string | undefined): Notification {
+export function eventNotification(id: string, event: DomainEvent['type'], data: DomainEvent['data'], openUrl: string | undefined): Notification {
   const name = `${data.artist} – ${data.album ?? data.title ?? ''}`;
   const [title, text] =
     event === 'download_completed'
       ? [`Downloaded: ${name}`, data.download_path === undefined ? 'The download finished.' : `Saved in ${data.download_path}`]
       : [`In your library: ${name}`, 'It is off the wishlist: your library has it now.'];
-  return { kind: 'event', event, title, text, items: [], ...(openUrl ? { open_url: openUrl } : {}) };
+  return { id, kind: 'event', event, title, text, items: [], ...(openUrl ? { open_url: openUrl } : {}) };
 }
 
 function notifiedItem(item: QueueItem): NotifiedItem {

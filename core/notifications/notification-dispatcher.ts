@@ -36,6 +36,11 @@ export class NotificationDispatcher implements EventRecorder {
   private readonly channels = new Map<string, NotificationChannel>();
   private readonly eachSources: ReadonlySet<string>;
   private cancelWake: (() => void) | undefined;
+  /** Rows sent whose removal the store refused: not sent again; their removal is tried again on each pump. */
+  private readonly sentNotRemoved = new Set<number>();
+  /** Rows whose retry time the store refused to write, with the time they are held until. */
+  private readonly heldUntil = new Map<number, number>();
+  private readonly failedChannels = new Set<string>();
   private pumping: Promise<void> | undefined;
   private stopped = true;
 
@@ -76,21 +81,33 @@ export class NotificationDispatcher implements EventRecorder {
       if (!item) continue;
       // A person who added an album by hand, or a source asked to, hears of each candidate with its buttons.
       const each = entry.digest === 'off' || item.source === 'api' || this.eachSources.has(item.source);
-      const due = each ? now : (this.table.openDigestDue(entry.name) ?? now + parseDuration(entry.digest));
+      const due = each ? now : (this.table.openDigestDue(entry.name, now) ?? now + parseDuration(entry.digest));
       this.table.insert({ channel: entry.name, kind: each ? 'item' : 'digest', event: event.type, data: event.data, due_at: due });
     }
   }
 
-  /** Sends what is due, and from then on whatever becomes due (call once the app serves). */
+  /**
+   * Sends what is due, and from then on whatever becomes due (call once the app serves). What was waiting for a
+   * channel that is gone from the config, or disabled, is forgotten first: it would otherwise wait for ever, or
+   * reach a different channel that later takes the name.
+   */
   start(): void {
     this.stopped = false;
-    this.wake();
+    this.deps.store
+      .change(() => this.table.removeChannelsOtherThan([...this.channels.keys()]))
+      .then(
+        (removed) => {
+          if (removed > 0) this.deps.log.info({ removed }, 'forgot notifications for channels that are no longer configured');
+        },
+        (err: unknown) => this.deps.log.error({ err }, 'could not forget the notifications of removed channels'),
+      )
+      .finally(() => this.wake());
   }
 
   /** Called after each commit (the event bus's listeners run then): sends what it made due. */
   wake(): void {
     if (this.stopped || this.channels.size === 0) return;
-    this.pumping ??= this.pump().finally(() => {
+    this.pumping ??= this.removeLeftovers().then(() => this.pump()).finally(() => {
       this.pumping = undefined;
       this.scheduleNext();
     });
@@ -103,16 +120,20 @@ export class NotificationDispatcher implements EventRecorder {
   }
 
   private async pump(): Promise<void> {
-    // Each row once per pump: one whose retry could not be written stays due, and must not spin this loop.
+    // Each row once per pump, and a channel that failed once is left alone until the next pump: a channel that
+    // hangs or refuses must not hold up the others row by row.
     const tried = new Set<number>();
     const digests = new Set<string>();
+    this.failedChannels.clear();
     for (;;) {
       if (this.stopped) return;
-      const due = this.table.due(this.deps.clock.now(), BATCH).filter((row) => !tried.has(row.seq) && !(row.kind === 'digest' && digests.has(row.channel)));
+      const now = this.deps.clock.now();
+      const due = this.table.due(now, BATCH).filter((row) => this.mayTry(row, now) && !tried.has(row.seq) && !this.failedChannels.has(row.channel) && !(row.kind === 'digest' && digests.has(row.channel)));
       if (due.length === 0) return;
       for (const row of due) {
         if (this.stopped) return;
         tried.add(row.seq);
+        if (this.failedChannels.has(row.channel)) continue;
         if (row.kind !== 'digest') await this.sendOne(row);
         else if (!digests.has(row.channel)) {
           digests.add(row.channel);
@@ -122,10 +143,20 @@ export class NotificationDispatcher implements EventRecorder {
     }
   }
 
+  /**
+   * Whether a due row may be tried now. A row whose retry or removal the store refused (a full disk) is held in
+   * memory instead: a sent one is never sent again by this process, a failed one waits out its backoff.
+   */
+  private mayTry(row: OutboxRow, now: number): boolean {
+    if (this.sentNotRemoved.has(row.seq)) return false;
+    const held = this.heldUntil.get(row.seq);
+    return held === undefined || held <= now;
+  }
+
   private async sendOne(row: OutboxRow): Promise<void> {
     const channel = this.channels.get(row.channel);
     if (!channel) return this.drop([row], 'its channel is no longer configured');
-    if (row.kind === 'event') return this.send(channel, [row], eventNotification(row.event, row.data, this.openUrl()));
+    if (row.kind === 'event') return this.send(channel, [row], eventNotification(messageId(row), row.event, row.data, this.openUrl()));
     const item = row.data.id === undefined ? undefined : this.deps.queue.find(row.data.id);
     if (item?.status !== 'pending') return this.drop([row]); // decided (or gone) before anyone was told: nothing to ask
     const link = this.deps.links.issuer?.issue(item.id, `notify:${channel.entry.name}`);
@@ -134,7 +165,7 @@ export class NotificationDispatcher implements EventRecorder {
     } catch (err: unknown) {
       return this.retry([row], err, channel);
     }
-    return this.send(channel, [row], itemNotification(item, link, this.openUrl()));
+    return this.send(channel, [row], itemNotification(messageId(row), item, link, this.openUrl()));
   }
 
   private async sendDigest(channelName: string): Promise<void> {
@@ -146,7 +177,9 @@ export class NotificationDispatcher implements EventRecorder {
       return item?.status === 'pending' ? [item] : [];
     });
     if (items.length === 0) return this.drop(rows);
-    return this.send(channel, rows, digestNotification(items, this.openUrl()));
+    const first = rows[0];
+    if (!first) return;
+    return this.send(channel, rows, digestNotification(messageId(first), items, this.openUrl()));
   }
 
   private async send(channel: NotificationChannel, rows: readonly OutboxRow[], notification: Notification): Promise<void> {
@@ -162,23 +195,56 @@ export class NotificationDispatcher implements EventRecorder {
   }
 
   private async retry(rows: readonly OutboxRow[], err: unknown, channel: NotificationChannel): Promise<void> {
+    this.failedChannels.add(channel.entry.name);
     const attempts = Math.max(...rows.map((row) => row.attempts)) + 1;
     if (attempts >= MAX_ATTEMPTS) {
       this.deps.log.error({ err, channel: channel.entry.name, attempts }, 'notification dropped after repeated failures');
       return this.drop(rows);
     }
     const backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempts - 1));
-    // The guard, not instanceof: a third-party notifier throws the RetryLaterError of its own copy of the sdk.
-    const asked = isRetryLaterError(err) && err.retryAfterMs !== undefined ? Math.min(MAX_RETRY_MS, err.retryAfterMs) : 0;
+    // The guard, not instanceof: a third-party notifier throws the RetryLaterError of its own copy of the sdk; and
+    // the plugin call's guard wraps what the notifier threw (PluginError), so the cause is looked at too.
+    const thrown = err instanceof Error && isRetryLaterError(err.cause) ? err.cause : err;
+    const asked = isRetryLaterError(thrown) && thrown.retryAfterMs !== undefined ? Math.min(MAX_RETRY_MS, thrown.retryAfterMs) : 0;
     const wait = Math.max(backoff, asked);
     this.deps.log.warn({ err, channel: channel.entry.name, attempts, retry_in_ms: wait }, 'notification not sent; it is retried');
     const at = this.deps.clock.now() + wait;
-    await this.deps.store.change(() => this.table.retryAt(rows.map((row) => row.seq), at)).catch((failure: unknown) => this.deps.log.error({ err: failure }, 'could not schedule the notification retry'));
+    const seqs = rows.map((row) => row.seq);
+    await this.deps.store.change(() => this.table.retryAt(seqs, at)).then(
+      () => seqs.forEach((seq) => this.heldUntil.delete(seq)),
+      (failure: unknown) => {
+        this.deps.log.error({ err: failure }, 'could not store the notification retry; it is held in memory until then');
+        for (const seq of seqs) this.heldUntil.set(seq, at);
+      },
+    );
   }
 
   private async drop(rows: readonly OutboxRow[], why?: string): Promise<void> {
     if (why) this.deps.log.warn({ channel: rows[0]?.channel, messages: rows.length }, `notification dropped: ${why}`);
-    await this.deps.store.change(() => this.table.remove(rows.map((row) => row.seq))).catch((err: unknown) => this.deps.log.error({ err }, 'could not remove a sent notification from the outbox; it may be sent again'));
+    const seqs = rows.map((row) => row.seq);
+    await this.deps.store.change(() => this.table.remove(seqs)).then(
+      () => seqs.forEach((seq) => this.forget(seq)),
+      (err: unknown) => {
+        // Kept from being sent again by this process; after a restart it may be (at least once).
+        this.deps.log.error({ err }, 'could not remove a sent notification from the outbox');
+        for (const seq of seqs) this.sentNotRemoved.add(seq);
+      },
+    );
+  }
+
+  private forget(seq: number): void {
+    this.sentNotRemoved.delete(seq);
+    this.heldUntil.delete(seq);
+  }
+
+  /** Removals the store refused before: tried again at the start of each pump. */
+  private async removeLeftovers(): Promise<void> {
+    if (this.sentNotRemoved.size === 0) return;
+    const seqs = [...this.sentNotRemoved];
+    await this.deps.store.change(() => this.table.remove(seqs)).then(
+      () => seqs.forEach((seq) => this.forget(seq)),
+      () => undefined, // still refused: held as before
+    );
   }
 
   private scheduleNext(): void {
@@ -187,12 +253,17 @@ export class NotificationDispatcher implements EventRecorder {
     if (this.stopped) return;
     const next = this.table.nextDue();
     if (next === undefined) return;
-    // Due already means a row this pump could not settle (its retry was not written): look again in a second.
+    // Due already means a row this pump left (a failed channel, a held row): look again after the shortest backoff.
     const wait = next - this.deps.clock.now();
-    this.cancelWake = this.deps.clock.schedule(wait > 0 ? wait : 1000, () => this.wake());
+    this.cancelWake = this.deps.clock.schedule(wait > 0 ? wait : FIRST_RETRY_MS, () => this.wake());
   }
 
   private openUrl(): string | undefined {
     return this.deps.publicUrl === undefined ? undefined : `${this.deps.publicUrl}/queue`;
   }
+}
+
+/** A message's id for the notifier: the same on every attempt (its first outbox row's sequence number). */
+function messageId(row: OutboxRow): string {
+  return `n${row.seq}`;
 }

@@ -21,11 +21,14 @@ interface StoredRow extends Omit<OutboxRow, 'data'> {
 export class NotificationOutboxTable {
   private readonly statements;
 
+  private readonly db;
+
   constructor(store: Store) {
     const db = store.db;
+    this.db = db;
     this.statements = {
       insert: db.prepare<[string, string, string, string, number]>('INSERT INTO notification_outbox (channel, kind, event, data, due_at) VALUES (?, ?, ?, ?, ?)'),
-      openDigest: db.prepare<[string], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? ORDER BY due_at DESC LIMIT 1").pluck(),
+      openDigest: db.prepare<[string, number], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at > ? ORDER BY due_at DESC LIMIT 1").pluck(),
       due: db.prepare<[number, number], StoredRow>('SELECT * FROM notification_outbox INDEXED BY notification_outbox_due WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?'),
       digestOf: db.prepare<[string, number], StoredRow>("SELECT * FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at <= ? ORDER BY seq"),
       nextDue: db.prepare<[], number>('SELECT min(due_at) FROM notification_outbox').pluck(),
@@ -38,9 +41,12 @@ export class NotificationOutboxTable {
     this.statements.insert.run(row.channel, row.kind, row.event, JSON.stringify(row.data), row.due_at);
   }
 
-  /** When the channel's open digest is sent, or undefined when it has none. */
-  openDigestDue(channel: string): number | undefined {
-    return this.statements.openDigest.get(channel) ?? undefined;
+  /**
+   * When the channel's open digest is sent, or undefined when it has none open at `now`: a window that is due is
+   * being sent, and a candidate arriving meanwhile starts the next one rather than trail it a moment later.
+   */
+  openDigestDue(channel: string, now: number): number | undefined {
+    return this.statements.openDigest.get(channel, now) ?? undefined;
   }
 
   /** Rows due at `now`, oldest first, at most `limit`. */
@@ -56,6 +62,13 @@ export class NotificationOutboxTable {
   /** When the next row is due, or undefined when there is none. */
   nextDue(): number | undefined {
     return this.statements.nextDue.get() ?? undefined;
+  }
+
+  /** Forgets what is still to be sent to channels no longer configured (or disabled); returns how many rows. */
+  removeChannelsOtherThan(channels: readonly string[]): number {
+    const placeholders = channels.map(() => '?').join(', ');
+    const sql = channels.length === 0 ? 'DELETE FROM notification_outbox' : `DELETE FROM notification_outbox WHERE channel NOT IN (${placeholders})`;
+    return this.db.prepare(sql).run(...channels).changes;
   }
 
   remove(seqs: readonly number[]): void {

@@ -18,6 +18,14 @@ export interface IssuedDecisionLink {
 }
 
 /**
+ * What became of a decision made with a link: decided now, or why not (the link was used, expired or revoked, the
+ * item was decided another way or is gone, or the link is unknown), with the item's state when known.
+ */
+export type DecisionOutcome =
+  | { ok: true; status: 'approved' | 'rejected'; decided_by: string }
+  | { ok: false; reason: 'used' | 'expired' | 'revoked' | 'decided' | 'gone' | 'unknown'; status?: 'pending' | 'approved' | 'rejected'; decided_by?: string };
+
+/**
  * Issues decision links (sdk 1.5). On the context only when the server has `server.public_url`: feature-detect.
  *
  * @example
@@ -30,4 +38,12 @@ export interface DecisionLinks {
    * a decision made with it records `decided_by: "link"` and `decided_via: channel`.
    */
   issue(queueId: string, channel: string): IssuedDecisionLink;
+  /**
+   * Decides with a link the server issued (its `url`, or the token that ends it: a chat button's data has room for
+   * the 43-character token, not the URL), for a channel that takes the decision itself rather than
+   * sending the person to the link: a chat button pressed. `decidedBy` names who pressed it (`telegram:alice`) and is
+   * recorded as the decision's `decided_by`; check first that this person may decide. Never throws for a dead or
+   * unknown link: the outcome says what happened.
+   */
+  decide(link: string, action: 'approve' | 'reject', decidedBy: string): Promise<DecisionOutcome>;
 }

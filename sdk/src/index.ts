@@ -8,7 +8,7 @@ export { PLUGIN_API_VERSION } from './api-version.js';
 export { definePlugin, PLUGIN_KINDS } from './define-plugin.js';
 export type { PluginKind, PluginManifest, PluginDefinition, KindContracts, ConfigProblem, SharedService } from './define-plugin.js';
 export type { PluginContext } from './context.js';
-export type { DecisionLinks, IssuedDecisionLink } from './decision-links.js';
+export type { DecisionLinks, DecisionOutcome, IssuedDecisionLink } from './decision-links.js';
 export type { Notification, NotifiedItem, Notifier } from './kinds/notifier.js';
 export type { Logger } from './logger.js';
 export type { PluginStorage, StorageWriteOptions } from './plugin-storage.js';

@@ -29,6 +29,8 @@ export interface NotifiedItem {
  *   decide_url: 'https://music.example.org/decide/…', open_url: 'https://music.example.org/queue' }
  */
 export interface Notification {
+  /** The same for every attempt to send this message: a notifier that sends to several chats skips those done. */
+  id: string;
   kind: 'item' | 'digest' | 'event';
   /** What happened, for an `event` (and `queue_added` for the others). */
   event: EventType;

@@ -23,13 +23,13 @@ const ITEM = { id: 'q_contract', artist: 'Low', album: 'Things We Lost in the Fi
 /** One notification of each kind, as the server composes them. */
 export const sampleNotifications: readonly Notification[] = [
   {
-    kind: 'item', event: 'queue_added', title: 'Low – Things We Lost in the Fire (2001)', text: 'Similar to Slowdive', items: [ITEM],
+    id: 'contract-1', kind: 'item', event: 'queue_added', title: 'Low – Things We Lost in the Fire (2001)', text: 'Similar to Slowdive', items: [ITEM],
     decide_url: 'https://music.example.org/decide/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', decide_expires_at: '2026-03-20T12:00:00.000Z', open_url: 'https://music.example.org/queue',
   },
-  { kind: 'digest', event: 'queue_added', title: '12 new candidates to decide', text: 'Top 3: Low – One; Low – Two; Low – Three', items: [ITEM, ITEM, ITEM], total: 12, open_url: 'https://music.example.org/queue' },
-  { kind: 'event', event: 'download_completed', title: 'Downloaded: Low – Things We Lost in the Fire', text: 'Saved in /music/Low/Things We Lost in the Fire', items: [] },
+  { id: 'contract-2', kind: 'digest', event: 'queue_added', title: '12 new candidates to decide', text: 'Top 3: Low – One; Low – Two; Low – Three', items: [ITEM, ITEM, ITEM], total: 12, open_url: 'https://music.example.org/queue' },
+  { id: 'contract-3', kind: 'event', event: 'download_completed', title: 'Downloaded: Low – Things We Lost in the Fire', text: 'Saved in /music/Low/Things We Lost in the Fire', items: [] },
   // Text from the wild: markup characters and a message longer than any channel takes must not break a send.
-  { kind: 'item', event: 'queue_added', title: 'Sigur Rós – ( ) <b>&amp;</b>', text: `${'Ágætis byrjun '.repeat(800)}`, items: [{ ...ITEM, artist: 'Sigur Rós', album: '( )' }] },
+  { id: 'contract-4', kind: 'item', event: 'queue_added', title: 'Sigur Rós – ( ) <b>&amp;</b>', text: `${'Ágætis byrjun '.repeat(800)}`, items: [{ ...ITEM, artist: 'Sigur Rós', album: '( )' }] },
 ];
 
 /**

@@ -120,8 +120,9 @@ describe('decision links', () => {
     assert.equal(again.status, 410);
     assert.match(again.text, /used already/);
     assert.match(again.text, /Approved by link/, 'the page says what became of the album');
-    const asJson = await api<{ reason: string; item_status: string }>(h.app.baseUrl, 'POST', path, { action: 'reject' });
+    const asJson = await api<{ reason: string; item_status: string; instance: string }>(h.app.baseUrl, 'POST', path, { action: 'reject' });
     assert.equal(asJson.status, 410);
+    assert.equal(asJson.body.instance, '/decide/[token]', 'the problem names the route, not the token');
     assert.equal(asJson.headers.get('content-type'), 'application/problem+json');
     assert.deepEqual([asJson.body.reason, asJson.body.item_status], ['used', 'approved']);
     assert.equal((await item(h.app, id)).status, 'approved', 'the second use changed nothing');
@@ -250,6 +251,10 @@ describe('decision links', () => {
       return answer.status === 410 ? answer : undefined;
     }, 10_000, 'the link is revoked');
     assert.match(revoked.text, /was revoked/);
+    const queueId = readDatabase(dataDir, (db) => db.prepare('SELECT queue_id FROM decision_links LIMIT 1').pluck().get() as string);
+    const fresh = changed.crateflow.container.resolve(DecisionLinkService).issue(queueId, 'test');
+    await fresh.saved;
+    assert.equal((await page(changed, new URL(fresh.url).pathname)).status, 200, 'a link of the new start works');
   });
 
   it('issues no link without server.public_url, and answers links already issued', async (t) => {

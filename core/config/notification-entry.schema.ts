@@ -12,7 +12,7 @@ export const CORE_NOTIFICATION_KEYS = ['name', 'type', 'use', 'enabled', 'events
 export const NotificationEntry = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 32, description: 'unique name of this channel: lower-case letters, digits and dashes (decisions made from it are recorded as decided_via "notify:<name>")' }),
-    type: Type.Optional(Type.String({ minLength: 1, description: 'a built-in notifier: ntfy (or give use instead)' })),
+    type: Type.Optional(Type.String({ minLength: 1, description: 'a built-in notifier: ntfy or telegram (or give use instead)' })),
     use: Type.Optional(Type.String({ minLength: 1, description: 'a third-party notifier plugin, as in plugins[].use' })),
     enabled: Type.Boolean({ default: true, description: 'false: nothing is sent to this channel' }),
     events: Type.Array(Type.Union([Type.Literal('queue_added'), Type.Literal('download_completed'), Type.Literal('wishlist_removed')]), {

@@ -30,7 +30,7 @@ export const BUILT_IN = {
     'new-releases': '@crateflow/source-new-releases',
   },
   preview: { deezer: '@crateflow/preview-deezer' },
-  notifier: { ntfy: '@crateflow/notify-ntfy' },
+  notifier: { ntfy: '@crateflow/notify-ntfy', telegram: '@crateflow/notify-telegram' },
 } as const satisfies Partial<Record<PluginKind, Record<string, string>>>;
 
 const WEBHOOKS_PACKAGE = '@crateflow/sink-webhooks';

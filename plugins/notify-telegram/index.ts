@@ -1,0 +1,117 @@
+import { clockSleep, createHttpClient, definePlugin, PLUGIN_API_VERSION, RetryLaterError, type Notification } from '@crateflow/sdk';
+import { TelegramApi, TelegramError } from './telegram-api.js';
+import { TelegramConfig } from './telegram-config.schema.js';
+import { telegramPost } from './telegram-message.js';
+import { handleButtonPress, type CallbackQuery } from './button-press.js';
+
+interface Update {
+  update_id: number;
+  callback_query?: CallbackQuery;
+}
+
+const OFFSET_KEY = 'updates/offset';
+const SENT_PREFIX = 'sent/';
+
+/**
+ * Candidates in Telegram chats, with Approve and Reject buttons that decide in place: the bot long-polls
+ * `getUpdates` for button presses (no public address needed), answers each press, and edits the message to say what
+ * was decided and by whom. Only the configured chats may decide. Its requests obey `webhooks_policy`.
+ */
+export default definePlugin({
+  manifest: { name: 'notify-telegram', kind: 'notifier', apiVersion: PLUGIN_API_VERSION, configSchema: TelegramConfig, version: '1.0.0' },
+  create: (ctx) => {
+    const { config, log, clock, storage } = ctx;
+    const http = createHttpClient({ userAgent: `crateflow/${ctx.serverVersion} (notify-telegram)`, defaultTimeoutMs: config.timeout_ms, ...(ctx.refuseTargetAddress ? { refuseAddress: ctx.refuseTargetAddress } : {}) });
+    const api = new TelegramApi(http, config.api_url, config.bot_token, config.timeout_ms);
+    const polling = new AbortController();
+    const stopPolling = () => polling.abort();
+    ctx.signal.addEventListener('abort', stopPolling, { once: true });
+    let loop: Promise<void> | undefined;
+
+    async function sendTo(chatId: number, note: Notification): Promise<void> {
+      const post = telegramPost(note, chatId);
+      try {
+        await api.call(post.method, post.params, { signal: ctx.signal });
+      } catch (err: unknown) {
+        // Telegram fetches the cover itself; one it cannot get must not cost the message: send it as text.
+        if (post.method === 'sendPhoto' && err instanceof TelegramError && err.status === 400 && /URL|file|photo|image/i.test(err.description)) {
+          log.warn({ chat: chatId, error: err.description }, 'Telegram could not use the cover; sending the message without it');
+          const text = telegramPost({ ...note, items: note.items.map(({ cover_url: _cover, ...item }) => item) }, chatId);
+          await api.call(text.method, text.params, { signal: ctx.signal });
+          return;
+        }
+        throw retryable(err);
+      }
+    }
+
+    async function poll(): Promise<void> {
+      let failures = 0;
+      while (!polling.signal.aborted) {
+        const stored = storage.get(OFFSET_KEY);
+        const offset = typeof stored === 'number' ? stored : 0;
+        try {
+          const updates = await api.call<Update[]>('getUpdates', { offset, timeout: config.poll_timeout_s, allowed_updates: ['callback_query'] }, { signal: polling.signal, timeoutMs: (config.poll_timeout_s + 10) * 1000 });
+          failures = 0;
+          for (const update of updates) {
+            if (update.callback_query) await handleButtonPress(update.callback_query, { api, config, log, decisions: ctx.decisionLinks, signal: polling.signal });
+            // Confirmed after it was handled: a crash in between hands the press over again, and deciding twice
+            // with one link is refused anyway.
+            await storage.set(OFFSET_KEY, update.update_id + 1);
+          }
+        } catch (err: unknown) {
+          if (polling.signal.aborted) return;
+          failures++;
+          const wait = waitAfter(err, failures);
+          log.warn({ error: err instanceof Error ? err.message : String(err), retry_in_ms: wait }, 'Telegram getUpdates failed; polling again later');
+          await clockSleep(clock, wait, polling.signal);
+        }
+      }
+    }
+
+    return {
+      async send(note: Notification) {
+        // Several chats: one that failed is sent again on the retry, those that got it are not.
+        for (const chatId of config.chat_ids) {
+          const key = `${SENT_PREFIX}${note.id}/${chatId}`;
+          if (storage.get(key) === true) continue;
+          await sendTo(chatId, note);
+          await storage.set(key, true);
+        }
+        for (const chatId of config.chat_ids) await storage.delete(`${SENT_PREFIX}${note.id}/${chatId}`);
+      },
+      async start() {
+        if (!ctx.decisionLinks) log.warn('server.public_url is not set: messages have no Approve and Reject buttons');
+        loop = poll();
+      },
+      async stop() {
+        stopPolling();
+        await loop;
+        await http.close();
+      },
+    };
+  },
+});
+
+/** A Bot API refusal as the notifier contract wants it: 429 and server errors retry later, the rest are errors. */
+function retryable(err: unknown): unknown {
+  if (err instanceof TelegramError && (err.status === 429 || err.status >= 500)) {
+    return new RetryLaterError(err.message, err.retryAfterS === undefined ? {} : { retryAfterMs: err.retryAfterS * 1000 });
+  }
+  if (err instanceof TelegramError && (err.status === 401 || err.status === 403 || err.description.includes('chat not found'))) {
+    return new Error(`${err.message} (check notifications[].bot_token and chat_ids; the bot must have been started in each chat)`);
+  }
+  return err;
+}
+
+/**
+ * How long to wait before the next getUpdates after a failure: what a 429 asks; 30 s on a 409 (a webhook is set,
+ * or another process polls with this token: both need a person, and hammering helps neither); otherwise doubling
+ * from one second to a minute.
+ */
+function waitAfter(err: unknown, failures: number): number {
+  if (err instanceof TelegramError && err.retryAfterS !== undefined) return err.retryAfterS * 1000;
+  if (err instanceof TelegramError && err.status === 409) return 30_000;
+  if (err instanceof TelegramError && err.status === 401) return 300_000;
+  return Math.min(60_000, 1000 * 2 ** Math.min(6, failures - 1));
+}
+

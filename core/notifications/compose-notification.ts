@@ -35,13 +35,13 @@ export function digestNotification(id: string, items: readonly QueueItem[], open
   };
 }
 
-/** Something that happened to an album: it was downloaded, or the library has it now. */
+/** Something that happened to an album: it was downloaded, or it left the wishlist (owned now, or removed). */
 export function eventNotification(id: string, event: DomainEvent['type'], data: DomainEvent['data'], openUrl: string | undefined): Notification {
   const name = `${data.artist} – ${data.album ?? data.title ?? ''}`;
   const [title, text] =
     event === 'download_completed'
       ? [`Downloaded: ${name}`, data.download_path === undefined ? 'The download finished.' : `Saved in ${data.download_path}`]
-      : [`In your library: ${name}`, 'It is off the wishlist: your library has it now.'];
+      : [`Off the wishlist: ${name}`, 'No longer wanted: the library has it now, or it was removed by hand.'];
   return { id, kind: 'event', event, title, text, items: [], ...(openUrl ? { open_url: openUrl } : {}) };
 }
 

@@ -9,7 +9,9 @@ import { startApp, type StartedApp } from '../../helpers/start-app.js';
 
 const NOTIFIER = fileURLToPath(new URL('../../fixtures/plugins/scripted-notifier.ts', import.meta.url));
 
-async function start(t: TestContext, labels: string[]): Promise<{ app: StartedApp; clock: ManualClock }> {
+const SOURCE = fileURLToPath(new URL('../../fixtures/plugins/scripted-source.ts', import.meta.url));
+
+async function start(t: TestContext, labels: string[], channel: Record<string, unknown> = { digest: 'off' }, extra: Record<string, unknown> = {}): Promise<{ app: StartedApp; clock: ManualClock }> {
   sent.length = 0;
   refusals.clear();
   const clock = new ManualClock();
@@ -18,7 +20,8 @@ async function start(t: TestContext, labels: string[]): Promise<{ app: StartedAp
     config: {
       server: { public_url: 'https://music.example.org' },
       events: { sink_timeout_ms: 1000 },
-      notifications: labels.map((label) => ({ name: label, use: NOTIFIER, label, digest: 'off' })),
+      notifications: labels.map((label) => ({ name: label, use: NOTIFIER, label, ...channel })),
+      ...extra,
     },
   });
   t.after(() => app.close());
@@ -45,6 +48,30 @@ describe('notification dispatcher', () => {
     await eventually(() => (sent.length === 1 ? true : undefined), 5_000, 'sent after the minute');
     assert.equal(sent[0]?.notification.title, 'Low – Trust');
     assert.match(sent[0]?.notification.id ?? '', /^n[0-9]+$/, 'the message id the retry kept');
+  });
+
+  it("sends a source's candidates each on their own with notify: each, the others in the digest", async (t) => {
+    const never = '/nonexistent/crateflow-test';
+    const { app, clock } = await start(t, ['phone'], { digest: '1h' }, {
+      sources: [{ name: 'weekly', use: SOURCE, schedule: 'manual', notify: 'each', script_file: never, gate_file: never, calls_file: never }],
+    });
+    await api(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Hey What', source: 'weekly' });
+    await api(app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Low', album: 'Ones and Sixes', source: 'radar' });
+    await eventually(() => (sent.length === 1 ? true : undefined), 5_000, 'the notify: each candidate at once');
+    assert.equal(sent[0]?.notification.kind, 'item');
+    assert.ok(sent[0]?.notification.decide_url, 'with its decision link');
+    await clock.advance(3600_000);
+    await eventually(() => (sent.length === 2 ? true : undefined), 5_000, 'the digest at the end of the window');
+    assert.deepEqual([sent[1]?.notification.kind, sent[1]?.notification.total], ['digest', 1]);
+  });
+
+  it('tells of an album leaving the wishlist when the channel asks for wishlist_removed', async (t) => {
+    const { app } = await start(t, ['phone'], { events: ['wishlist_removed'] });
+    const wanted = await api<{ id: string }>(app.baseUrl, 'POST', '/api/v1/wishlist', { artist: 'Low', album: 'Long Division' });
+    assert.equal(wanted.status, 201, JSON.stringify(wanted.body));
+    assert.equal((await api(app.baseUrl, 'DELETE', `/api/v1/wishlist/${wanted.body.id}`)).status, 204);
+    await eventually(() => (sent.length === 1 ? true : undefined), 5_000, 'the message');
+    assert.deepEqual([sent[0]?.notification.kind, sent[0]?.notification.event, sent[0]?.notification.title], ['event', 'wishlist_removed', 'Off the wishlist: Low – Long Division']);
   });
 
   it('keeps telling one channel while another hangs', async (t) => {

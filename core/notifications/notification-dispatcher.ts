@@ -107,10 +107,13 @@ export class NotificationDispatcher implements EventRecorder {
   /** Called after each commit (the event bus's listeners run then): sends what it made due. */
   wake(): void {
     if (this.stopped || this.channels.size === 0) return;
-    this.pumping ??= this.removeLeftovers().then(() => this.pump()).finally(() => {
-      this.pumping = undefined;
-      this.scheduleNext();
-    });
+    this.pumping ??= this.removeLeftovers()
+      .then(() => this.pump())
+      .catch((err: unknown) => this.deps.log.error({ err }, 'the notification outbox could not be read; trying again later'))
+      .finally(() => {
+        this.pumping = undefined;
+        this.scheduleNext();
+      });
   }
 
   async stop(): Promise<void> {
@@ -125,11 +128,19 @@ export class NotificationDispatcher implements EventRecorder {
     const tried = new Set<number>();
     const digests = new Set<string>();
     this.failedChannels.clear();
+    // Rows passed over (a failed channel's, held ones) stay due in the table: the pump pages past them, so they can
+    // never fill the batch and hide the other channels' rows behind them.
+    let skipped = 0;
     for (;;) {
       if (this.stopped) return;
       const now = this.deps.clock.now();
-      const due = this.table.due(now, BATCH).filter((row) => this.mayTry(row, now) && !tried.has(row.seq) && !this.failedChannels.has(row.channel) && !(row.kind === 'digest' && digests.has(row.channel)));
-      if (due.length === 0) return;
+      const batch = this.table.due(now, BATCH, skipped);
+      if (batch.length === 0) return;
+      const due = batch.filter((row) => this.mayTry(row, now) && !tried.has(row.seq) && !this.failedChannels.has(row.channel) && !(row.kind === 'digest' && digests.has(row.channel)));
+      if (due.length === 0) {
+        skipped += batch.length;
+        continue;
+      }
       for (const row of due) {
         if (this.stopped) return;
         tried.add(row.seq);
@@ -169,7 +180,8 @@ export class NotificationDispatcher implements EventRecorder {
   }
 
   private async sendDigest(channelName: string): Promise<void> {
-    const rows = this.table.digestOf(channelName, this.deps.clock.now());
+    const now = this.deps.clock.now();
+    const rows = this.table.digestOf(channelName, now).filter((row) => this.mayTry(row, now));
     const channel = this.channels.get(channelName);
     if (!channel) return this.drop(rows, 'its channel is no longer configured');
     const items = rows.flatMap((row): QueueItem[] => {

@@ -28,8 +28,8 @@ export class NotificationOutboxTable {
     this.db = db;
     this.statements = {
       insert: db.prepare<[string, string, string, string, number]>('INSERT INTO notification_outbox (channel, kind, event, data, due_at) VALUES (?, ?, ?, ?, ?)'),
-      openDigest: db.prepare<[string, number], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at > ? ORDER BY due_at DESC LIMIT 1").pluck(),
-      due: db.prepare<[number, number], StoredRow>('SELECT * FROM notification_outbox INDEXED BY notification_outbox_due WHERE due_at <= ? ORDER BY due_at, seq LIMIT ?'),
+      openDigest: db.prepare<[string, number], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at > ? AND attempts = 0 ORDER BY due_at DESC LIMIT 1").pluck(),
+      due: db.prepare<[number, number, number], StoredRow>('SELECT * FROM notification_outbox INDEXED BY notification_outbox_due WHERE due_at <= ? ORDER BY due_at, seq LIMIT ? OFFSET ?'),
       digestOf: db.prepare<[string, number], StoredRow>("SELECT * FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at <= ? ORDER BY seq"),
       nextDue: db.prepare<[], number>('SELECT min(due_at) FROM notification_outbox').pluck(),
       remove: db.prepare<[number]>('DELETE FROM notification_outbox WHERE seq = ?'),
@@ -43,15 +43,16 @@ export class NotificationOutboxTable {
 
   /**
    * When the channel's open digest is sent, or undefined when it has none open at `now`: a window that is due is
-   * being sent, and a candidate arriving meanwhile starts the next one rather than trail it a moment later.
+   * being sent, and a candidate arriving meanwhile starts the next one rather than trail it a moment later; a window
+   * that failed and waits for its retry is closed too (its message, and its id, are the ones already tried).
    */
   openDigestDue(channel: string, now: number): number | undefined {
     return this.statements.openDigest.get(channel, now) ?? undefined;
   }
 
-  /** Rows due at `now`, oldest first, at most `limit`. */
-  due(now: number, limit: number): OutboxRow[] {
-    return this.statements.due.all(now, limit).map(parsed);
+  /** Rows due at `now`, oldest first, at most `limit`, after the first `offset` of them. */
+  due(now: number, limit: number, offset = 0): OutboxRow[] {
+    return this.statements.due.all(now, limit, offset).map(parsed);
   }
 
   /** Every candidate of the channel's digest that is due at `now`. */

@@ -2,7 +2,7 @@ import type { DecisionLinks, DecisionOutcome, Logger } from '@crateflow/sdk';
 import type { TelegramApi } from './telegram-api.js';
 import { TelegramError } from './telegram-api.js';
 import type { TelegramConfig } from './telegram-config.schema.js';
-import { escapeHtml, parseCallbackData } from './telegram-message.js';
+import { cut, escapeHtml, parseCallbackData } from './telegram-message.js';
 
 /** The parts of a Bot API CallbackQuery this plugin reads. */
 export interface CallbackQuery {
@@ -53,10 +53,11 @@ export async function handleButtonPress(query: CallbackQuery, deps: PressDeps): 
   }
   const line = outcomeLine(outcome);
   await answer(line.slice(0, 200));
-  const original = escapeHtml(message.caption ?? message.text ?? '');
-  const edited = `${original}\n\n<b>${escapeHtml(line)}</b>`;
+  // The plain text is cut before it is escaped, so the limit is kept and no entity or tag is cut in two.
+  const limit = (message.caption !== undefined ? 1024 : 4096) - line.length - 4;
+  const edited = `${escapeHtml(cut(message.caption ?? message.text ?? '', limit))}\n\n<b>${escapeHtml(line)}</b>`;
   const target = { chat_id: message.chat.id, message_id: message.message_id, parse_mode: 'HTML', reply_markup: { inline_keyboard: [] } };
-  const edit = message.caption !== undefined ? api.call('editMessageCaption', { ...target, caption: edited.slice(0, 1024) }, { signal }) : api.call('editMessageText', { ...target, text: edited.slice(0, 4096) }, { signal });
+  const edit = message.caption !== undefined ? api.call('editMessageCaption', { ...target, caption: edited }, { signal }) : api.call('editMessageText', { ...target, text: edited }, { signal });
   await edit.catch((err: unknown) => {
     // Pressed twice before the first edit landed: the message already says it.
     if (err instanceof TelegramError && err.description.includes('message is not modified')) return;

@@ -11,6 +11,10 @@ interface Update {
 
 const OFFSET_KEY = 'updates/offset';
 const SENT_PREFIX = 'sent/';
+/** How long a chat's receipt of a message is remembered: far past the server's last retry of it. */
+const SENT_KEPT_MS = 7 * 24 * 3600_000;
+/** What Telegram answers when it cannot fetch or use a cover (Client.cpp; TDLib's photo checks). */
+const COVER_REFUSED = /wrong file identifier|HTTP URL|web page content|IMAGE_PROCESS_FAILED|PHOTO_/i;
 
 /**
  * Candidates in Telegram chats, with Approve and Reject buttons that decide in place: the bot long-polls
@@ -34,14 +38,22 @@ export default definePlugin({
         await api.call(post.method, post.params, { signal: ctx.signal });
       } catch (err: unknown) {
         // Telegram fetches the cover itself; one it cannot get must not cost the message: send it as text.
-        if (post.method === 'sendPhoto' && err instanceof TelegramError && err.status === 400 && /URL|file|photo|image/i.test(err.description)) {
+        if (post.method === 'sendPhoto' && err instanceof TelegramError && err.status === 400 && COVER_REFUSED.test(err.description)) {
           log.warn({ chat: chatId, error: err.description }, 'Telegram could not use the cover; sending the message without it');
           const text = telegramPost({ ...note, items: note.items.map(({ cover_url: _cover, ...item }) => item) }, chatId);
-          await api.call(text.method, text.params, { signal: ctx.signal });
+          await api.call(text.method, text.params, { signal: ctx.signal }).catch((fallback: unknown) => {
+            throw retryable(fallback);
+          });
           return;
         }
         throw retryable(err);
       }
+    }
+
+    async function forgetOldSends(): Promise<void> {
+      const cutoff = clock.now() - SENT_KEPT_MS;
+      const old = [...storage.entries<number>(SENT_PREFIX)].filter(([, at]) => typeof at !== 'number' || at < cutoff).map(([key]) => key);
+      for (const key of old) await storage.delete(key);
     }
 
     async function poll(): Promise<void> {
@@ -53,7 +65,12 @@ export default definePlugin({
           const updates = await api.call<Update[]>('getUpdates', { offset, timeout: config.poll_timeout_s, allowed_updates: ['callback_query'] }, { signal: polling.signal, timeoutMs: (config.poll_timeout_s + 10) * 1000 });
           failures = 0;
           for (const update of updates) {
-            if (update.callback_query) await handleButtonPress(update.callback_query, { api, config, log, decisions: ctx.decisionLinks, signal: polling.signal });
+            if (update.callback_query) {
+              await handleButtonPress(update.callback_query, { api, config, log, decisions: ctx.decisionLinks, signal: polling.signal }).catch((err: unknown) => {
+                // One press that cannot be handled must not hold up every later one: it is logged and passed over.
+                log.error({ error: err instanceof Error ? err.message : String(err) }, 'a Telegram button press could not be handled');
+              });
+            }
             // Confirmed after it was handled: a crash in between hands the press over again, and deciding twice
             // with one link is refused anyway.
             await storage.set(OFFSET_KEY, update.update_id + 1);
@@ -70,18 +87,39 @@ export default definePlugin({
 
     return {
       async send(note: Notification) {
-        // Several chats: one that failed is sent again on the retry, those that got it are not.
+        await forgetOldSends();
+        // Every chat is tried. One that got the message is remembered, so a retry (or an attempt the server gave up
+        // waiting for) does not send it there again; one that refuses the bot for good is logged and passed over.
+        let retry: unknown;
+        let refused: unknown;
+        let delivered = 0;
         for (const chatId of config.chat_ids) {
           const key = `${SENT_PREFIX}${note.id}/${chatId}`;
-          if (storage.get(key) === true) continue;
-          await sendTo(chatId, note);
-          await storage.set(key, true);
+          if (storage.get(key) !== undefined) continue;
+          try {
+            await sendTo(chatId, note);
+            delivered++;
+          } catch (err: unknown) {
+            if (err instanceof RetryLaterError) {
+              retry ??= err;
+              continue;
+            }
+            log.error({ chat: chatId, error: err instanceof Error ? err.message : String(err) }, 'Telegram refused the message for this chat; the other chats still get it');
+            refused ??= err;
+          }
+          await storage.set(key, clock.now());
         }
-        for (const chatId of config.chat_ids) await storage.delete(`${SENT_PREFIX}${note.id}/${chatId}`);
+        if (retry) throw retry;
+        // Refused everywhere (a wrong token, say): a failure the operator sees in the plugin's status.
+        if (refused && delivered === 0) throw refused;
       },
       async start() {
-        if (!ctx.decisionLinks) log.warn('server.public_url is not set: messages have no Approve and Reject buttons');
-        loop = poll();
+        // Without links there are no buttons to wait for, and getUpdates is left to whatever else uses the bot.
+        if (!ctx.decisionLinks) {
+          log.warn('server.public_url is not set: messages have no Approve and Reject buttons, and button presses are not fetched');
+          return;
+        }
+        loop = poll().catch((err: unknown) => log.error({ error: err instanceof Error ? err.message : String(err) }, 'Telegram polling stopped'));
       },
       async stop() {
         stopPolling();

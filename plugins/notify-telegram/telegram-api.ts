@@ -36,7 +36,9 @@ export class TelegramApi {
     if (body?.ok === true) return body.result as T;
     const description = typeof body?.description === 'string' ? body.description : `HTTP ${res.status}`;
     const retryAfter = typeof body?.parameters?.retry_after === 'number' ? body.parameters.retry_after : undefined;
-    throw new TelegramError(typeof body?.error_code === 'number' ? body.error_code : res.status, description.split(this.token).join('<bot token>'), retryAfter);
+    // A refused button echoes its URL, and a decision link's token is a credential.
+    const shown = description.split(this.token).join('<bot token>').replace(/\/decide\/[A-Za-z0-9_-]+/g, '/decide/[token]');
+    throw new TelegramError(typeof body?.error_code === 'number' ? body.error_code : res.status, shown, retryAfter);
   }
 }
 

@@ -41,14 +41,24 @@ export function telegramPost(note: Notification, chatId: number): TelegramPost {
     const approve = callbackData('approve', note.decide_url);
     const reject = callbackData('reject', note.decide_url);
     if (approve && reject) rows.push([{ text: 'Approve', callback_data: approve }, { text: 'Reject', callback_data: reject }]);
-    rows.push([{ text: 'Open', url: note.decide_url }]);
-  } else if (note.open_url !== undefined) {
-    rows.push([{ text: 'Open the queue', url: note.open_url }]);
   }
+  // Open goes to the queue, behind sign-in, not to the decision link: a message forwarded out of the configured
+  // chats must not carry a way to decide.
+  if (note.open_url !== undefined && buttonUrlAllowed(note.open_url)) rows.push([{ text: note.kind === 'item' ? 'Open' : 'Open the queue', url: note.open_url }]);
   const markup = rows.length > 0 ? { reply_markup: { inline_keyboard: rows } } : {};
   return photo
     ? { method: 'sendPhoto', params: { chat_id: chatId, photo, caption: html, parse_mode: 'HTML', ...markup } }
     : { method: 'sendMessage', params: { chat_id: chatId, text: html, parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...markup } };
+}
+
+/**
+ * Whether Telegram takes `url` for a button: http(s) with a host that has a dot (LinkManager.cpp check_link refuses
+ * `http://localhost`, `http://nas:8080`, and the whole message with it).
+ */
+export function buttonUrlAllowed(url: string): boolean {
+  if (!URL.canParse(url)) return false;
+  const { protocol, hostname } = new URL(url);
+  return (protocol === 'https:' || protocol === 'http:') && hostname.includes('.');
 }
 
 /** The Bot API's HTML mode knows only these three entities for text: everything else is written as itself. */
@@ -57,7 +67,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** At most `chars` characters (whole code points), with an ellipsis when cut. */
-function cut(text: string, chars: number): string {
+export function cut(text: string, chars: number): string {
   const points = Array.from(text);
   return points.length <= chars ? text : `${points.slice(0, chars - 1).join('')}…`;
 }

@@ -16,12 +16,12 @@ interface Harness {
   add(album: string, extra?: Record<string, unknown>): Promise<QueueItem>;
 }
 
-async function start(t: TestContext): Promise<Harness> {
+async function start(t: TestContext, chatIds: number[] = [CHAT, SECOND_CHAT]): Promise<Harness> {
   const telegram = await startFakeTelegram({ chats: [CHAT, SECOND_CHAT, STRANGER_CHAT], photoHosts: ['covers.example.org'] });
   const app = await startApp({
     config: {
       server: { public_url: 'https://music.example.org' },
-      notifications: [{ name: 'family', type: 'telegram', bot_token: telegram.token, chat_ids: [CHAT, SECOND_CHAT], api_url: telegram.apiUrl, poll_timeout_s: 1 }],
+      notifications: [{ name: 'family', type: 'telegram', bot_token: telegram.token, chat_ids: chatIds, api_url: telegram.apiUrl, poll_timeout_s: 1 }],
     },
   });
   t.after(async () => {
@@ -68,7 +68,7 @@ describe('Telegram notifications', () => {
     const [approve, reject, open] = buttons(message);
     assert.deepEqual([approve?.text, reject?.text, open?.text], ['Approve', 'Reject', 'Open']);
     assert.ok(approve?.callback_data && Buffer.byteLength(approve.callback_data) <= 64);
-    assert.match(open?.url ?? '', /^https:\/\/music\.example\.org\/decide\//);
+    assert.equal(open?.url, 'https://music.example.org/queue', 'Open goes to the queue (behind sign-in), not to the link: a forwarded message must not decide');
 
     const press = h.telegram.press(message, approve.callback_data, ALICE);
     const answered = await h.telegram.waitForAnswer(press, 10_000);
@@ -99,6 +99,15 @@ describe('Telegram notifications', () => {
     const answered = await h.telegram.waitForAnswer(press, 10_000);
     assert.equal(answered.text, 'This chat may not decide.');
     assert.equal((await statusOf(h.app, item.id))?.status, 'pending');
+  });
+
+  it('still reaches the other chats when one refuses the bot (chat not found), and does not send twice', async (t) => {
+    const h = await start(t, [CHAT, 999_999, SECOND_CHAT]);
+    await h.add('Transient Random-Noise Bursts');
+    const sent = await h.telegram.waitForMessages(2, 10_000);
+    assert.deepEqual(sent.map((message) => message.chat_id).sort(), [CHAT, SECOND_CHAT].sort());
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(h.telegram.sent.length, 2, 'no chat got it twice');
   });
 
   it('sends the message without its cover when Telegram cannot fetch the picture', async (t) => {

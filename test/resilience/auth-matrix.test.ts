@@ -28,6 +28,7 @@ const ACCESS: Record<string, Access> = {
   'POST /api/v1/auth/login': 'public',
   'POST /api/v1/auth/logout': 'public',
   'POST /api/v1/auth/sessions/revoke': 'admin',
+  'POST /api/v1/approvals/revoke': 'admin',
   'GET /api/v1/openapi.json': 'public',
   'GET /api/v1/plugins': 'viewer',
   'GET /api/v1/queue/pending': 'viewer',

@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core';
 import { DecisionLinkService } from '../../core/approvals/decision-links.js';
 import type { QueueItem } from '../../core/queue/queue-item.schema.js';
 import { api } from '../helpers/api-client.js';
+import { findQueueItem } from '../helpers/find-queue-item.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { startApp, type StartedApp } from '../helpers/start-app.js';
 import { launchChromium } from './launch-chromium.js';
@@ -35,13 +36,7 @@ describe('decision page (a decision link on a phone)', () => {
     return { item, path: new URL(link.url).pathname };
   }
 
-  async function statusOf(id: string): Promise<string | undefined> {
-    for (const status of ['pending', 'approved', 'rejected']) {
-      const page = await api<{ items: QueueItem[] }>(app.baseUrl, 'GET', `/api/v1/queue?status=${status}&limit=500`);
-      if (page.body.items.some((item) => item.id === id)) return status;
-    }
-    return undefined;
-  }
+  const statusOf = async (id: string): Promise<string | undefined> => (await findQueueItem(app.baseUrl, id))?.status;
 
   it('shows the album with two thumb-sized buttons and decides nothing until one is pressed; then once only', async () => {
     const { item, path } = await linkFor('Ha Ha Sound');

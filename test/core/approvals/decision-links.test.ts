@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { DecisionLinkService } from '../../../core/approvals/decision-links.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
+import { findQueueItem } from '../../helpers/find-queue-item.js';
 import { readDatabase } from '../../helpers/read-stored.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 
@@ -77,14 +78,10 @@ async function page(app: StartedApp, path: string): Promise<{ status: number; te
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
-/** The queue item `id`, whatever its status (the API lists items by status). */
 async function item(app: StartedApp, id: string): Promise<QueueItem> {
-  for (const status of ['pending', 'approved', 'rejected']) {
-    const page = await api<{ items: QueueItem[] }>(app.baseUrl, 'GET', `/api/v1/queue?status=${status}&limit=500`);
-    const found = page.body.items.find((candidate) => candidate.id === id);
-    if (found) return found;
-  }
-  throw new Error(`no queue item ${id}`);
+  const found = await findQueueItem(app.baseUrl, id);
+  if (!found) throw new Error(`no queue item ${id}`);
+  return found;
 }
 
 describe('decision links', () => {

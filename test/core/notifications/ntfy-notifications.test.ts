@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../../core/config/config-error.js';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 import { pressHttpAction, startFakeNtfy, type FakeNtfy, type NtfyMessage } from '../../fakes/fake-ntfy.js';
+import { findQueueItem } from '../../helpers/find-queue-item.js';
 import { api } from '../../helpers/api-client.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
@@ -54,14 +55,7 @@ function local(app: StartedApp, url: string): string {
   return url.replace(PUBLIC_URL, app.baseUrl);
 }
 
-async function statusOf(app: StartedApp, id: string): Promise<QueueItem | undefined> {
-  for (const status of ['pending', 'approved', 'rejected']) {
-    const page = await api<{ items: QueueItem[] }>(app.baseUrl, 'GET', `/api/v1/queue?status=${status}&limit=500`);
-    const found = page.body.items.find((item) => item.id === id);
-    if (found) return found;
-  }
-  return undefined;
-}
+const statusOf = (app: StartedApp, id: string): Promise<QueueItem | undefined> => findQueueItem(app.baseUrl, id);
 
 describe('ntfy notifications', () => {
   it('sends a candidate added by hand at once, with Approve, Reject and Open; pressing Approve decides it, pressing again is refused', async (t) => {

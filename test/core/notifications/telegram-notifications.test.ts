@@ -2,6 +2,7 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { QueueItem } from '../../../core/queue/queue-item.schema.js';
 import { startFakeTelegram, type FakeTelegram, type SentMessage } from '../../fakes/fake-telegram.js';
+import { findQueueItem } from '../../helpers/find-queue-item.js';
 import { api, eventually } from '../../helpers/api-client.js';
 import { startApp, type StartedApp } from '../../helpers/start-app.js';
 
@@ -41,14 +42,7 @@ async function start(t: TestContext, chatIds: number[] = [CHAT, SECOND_CHAT]): P
   };
 }
 
-async function statusOf(app: StartedApp, id: string): Promise<QueueItem | undefined> {
-  for (const status of ['pending', 'approved', 'rejected']) {
-    const page = await api<{ items: QueueItem[] }>(app.baseUrl, 'GET', `/api/v1/queue?status=${status}&limit=500`);
-    const found = page.body.items.find((item) => item.id === id);
-    if (found) return found;
-  }
-  return undefined;
-}
+const statusOf = (app: StartedApp, id: string): Promise<QueueItem | undefined> => findQueueItem(app.baseUrl, id);
 
 function buttons(message: SentMessage): { text: string; callback_data?: string; url?: string }[] {
   return (message.reply_markup?.inline_keyboard ?? []).flat() as { text: string; callback_data?: string; url?: string }[];

@@ -52,7 +52,8 @@ export function decisionLinkPages(decisions: LinkDecisions, limit: DecideRateLim
       ctx.throw(405, `${ctx.method} is not allowed here; GET shows the decision, POST makes it`);
     }
     const action = await readAction(ctx);
-    const decision = action === undefined ? undefined : ACTIONS[action];
+    // Own keys only: `constructor` or `__proto__` must not reach the decision as something else.
+    const decision = action !== undefined && Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
     if (decision === undefined) {
       const problem = { path: 'body.action', message: 'must be "approve" or "reject"' };
       if (wantsJson) throw new ValidationError([problem]);

@@ -187,6 +187,7 @@ describe('decision links', () => {
     assert.equal(wrong.status, 400);
     assert.deepEqual(wrong.body.errors.map((e) => e.path), ['body.action']);
     assert.equal((await post(h.app, path, 'nothing=here', FORM)).status, 400);
+    for (const inherited of ['constructor', '__proto__', 'toString']) assert.equal((await post(h.app, path, `action=${inherited}`, FORM)).status, 400, inherited);
     assert.equal((await post(h.app, path, 'action=approve', { 'content-type': 'text/plain' })).status, 415);
     assert.equal((await post(h.app, path, `action=approve&pad=${'x'.repeat(2000)}`, FORM)).status, 413);
     const put = await fetch(h.app.baseUrl + path, { method: 'PUT' });

@@ -33,7 +33,8 @@ const PAGE_HEADERS = {
  */
 export function decisionLinkPages(decisions: LinkDecisions, limit: DecideRateLimit, clientOf: (ctx: Context) => string) {
   return async function decisionLinkMiddleware(ctx: Context, next: Next): Promise<void> {
-    const match = PATH.exec(ctx.path);
+    // Every request passes here: a prefix test first, the pattern only for /decide/ paths.
+    const match = ctx.path.startsWith('/decide/') ? PATH.exec(ctx.path) : null;
     if (!match) return next();
     const token = decodeSegment(match[1] ?? '');
     const wantsJson = ctx.is('application/json') === 'application/json' || ctx.accepts('html', 'json') === 'json';

@@ -62,32 +62,40 @@ export function planPluginMounts(config: AppConfig): PluginMount[] {
   }
   mounts.push({ configPath: 'webhooks', use: WEBHOOKS_PACKAGE, config: config.webhooks, slot: 'event-sink' });
   config.plugins.forEach((entry, i) => mounts.push({ configPath: `plugins[${i}].config`, use: entry.use, config: entry.config, slot: 'extra' }));
-  config.sources.forEach((entry, i) => {
-    // An entry with neither or both of type and use, or an unknown type, is reported by checkSourceEntries().
-    const use = entry.use ?? (entry.type === undefined ? undefined : builtIn(BUILT_IN.source, entry.type));
-    if (use === undefined || (entry.use !== undefined && entry.type !== undefined)) return;
-    mounts.push({
-      configPath: `sources[${i}]`,
-      usePath: `sources[${i}].${entry.use === undefined ? 'type' : 'use'}`,
-      use,
-      config: omit(entry, CORE_SOURCE_KEYS),
-      slot: 'source',
-      instanceName: sourceInstanceName(entry.name),
-    });
-  });
-  config.notifications.forEach((entry, i) => {
-    const use = entry.use ?? (entry.type === undefined ? undefined : builtIn(BUILT_IN.notifier, entry.type));
-    if (use === undefined || (entry.use !== undefined && entry.type !== undefined)) return;
-    mounts.push({
-      configPath: `notifications[${i}]`,
-      usePath: `notifications[${i}].${entry.use === undefined ? 'type' : 'use'}`,
-      use,
-      config: omit(entry, CORE_NOTIFICATION_KEYS),
-      slot: 'notifier',
-      instanceName: notifierInstanceName(entry.name),
-    });
-  });
+  // An entry with neither or both of type and use, or an unknown type, is reported by checkNamedEntries().
+  mounts.push(...namedEntryMounts(config.sources, 'sources', BUILT_IN.source, CORE_SOURCE_KEYS, 'source', sourceInstanceName));
+  mounts.push(...namedEntryMounts(config.notifications, 'notifications', BUILT_IN.notifier, CORE_NOTIFICATION_KEYS, 'notifier', notifierInstanceName));
   return mounts;
+}
+
+/** An entry of a list whose every entry is its own plugin instance (`sources:`, `notifications:`). */
+interface NamedEntry {
+  name: string;
+  type?: string;
+  use?: string;
+}
+
+/** The mounts of such a list: a built-in by `type` or a plugin by `use`, each its own instance named after the entry. */
+function namedEntryMounts(
+  entries: readonly NamedEntry[],
+  listPath: string,
+  builtIns: Record<string, string>,
+  coreKeys: readonly string[],
+  slot: 'source' | 'notifier',
+  instanceName: (name: string) => string,
+): PluginMount[] {
+  return entries.flatMap((entry, i): PluginMount[] => {
+    const use = entry.use ?? (entry.type === undefined || !Object.hasOwn(builtIns, entry.type) ? undefined : builtIns[entry.type]);
+    if (use === undefined || (entry.use !== undefined && entry.type !== undefined)) return [];
+    return [{
+      configPath: `${listPath}[${i}]`,
+      usePath: `${listPath}[${i}].${entry.use === undefined ? 'type' : 'use'}`,
+      use,
+      config: omit(entry, coreKeys),
+      slot,
+      instanceName: instanceName(entry.name),
+    }];
+  });
 }
 
 /** The plugin instance behind a `notifications:` entry. */

@@ -99,7 +99,7 @@ describe('the built bundle (npm start)', () => {
     const config = join(dir, 'config.yaml');
     const first = spawn(process.execPath, [outfile, '--config', config], { stdio: 'pipe', env: { ...process.env, PORT: '' } });
     await waitForListening(first);
-    const cache = await waitForFile(cacheDir, 15_000);
+    const cache = await waitForFile(cacheDir, 60_000); // a liveness bound: the cache is written 3 s into the start
     first.kill('SIGTERM');
     await once(first, 'exit');
     const written = await stat(cache);

@@ -87,7 +87,7 @@ describe('fake ntfy', () => {
     assert.deepEqual([message.topic, message.markdown, message.raw.method, message.raw.path], ['crateflow', true, 'POST', '/']);
   });
 
-  it('decodes the body like Go: any body is JSON, unknown keys ignored, names case-insensitive, trailing text ignored', async (t) => {
+  it('decodes the body like Go: every body is read as JSON, unknown keys ignored, names case-insensitive, trailing text ignored', async (t) => {
     const fake = await start(t);
     const loose = await publish(fake, '{"TOPIC":"crateflow","Message":"  hi  ","colour":"red","tags":["a,b"," c ",""]} and then some');
     const body = await json(loose);
@@ -295,6 +295,6 @@ describe('fake ntfy', () => {
 
   it('waitFor rejects when too few messages arrive in time', async (t) => {
     const fake = await start(t);
-    await assert.rejects(fake.waitFor(1, 50), /expected 1 ntfy message\(s\) within 50 ms, got 0/);
+    await assert.rejects(fake.waitFor(1, 50), /expected 1 ntfy message\(s\), got 0 within 50 ms/);
   });
 });

@@ -4,6 +4,7 @@ import { randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonObject } from './is-json-object.js';
 import { listenOnLoopback } from './listen-on-loopback.js';
+import { ArrivalWaiters } from './arrival-waiters.js';
 import { recordRequest, type RecordedRequest } from './recorded-request.js';
 import { replyText } from './reply.js';
 
@@ -176,7 +177,7 @@ export async function startFakeNtfy(options: FakeNtfyOptions = {}): Promise<Fake
   const authFailureBucket = new TokenBucket(clock, 30, 60_000); // config.go DefaultVisitorAuthFailureLimit*
   const messages: NtfyMessage[] = [];
   const received: RecordedRequest[] = [];
-  const waiters = new Set<Waiter>();
+  const waiters = new ArrivalWaiters<NtfyMessage[]>();
   let forcedRateLimits = 0;
   let rejected = 0;
   let origin = '';
@@ -247,12 +248,7 @@ export async function startFakeNtfy(options: FakeNtfyOptions = {}): Promise<Fake
       return replyText(res, error.body.http, goJson(error.body), 'application/json', { 'access-control-allow-origin': '*' });
     }
     messages.push(message);
-    for (const waiter of waiters) {
-      if (messages.length < waiter.count) continue;
-      waiters.delete(waiter);
-      clearTimeout(waiter.timer);
-      waiter.resolve(messages.slice(0, waiter.count));
-    }
+    waiters.settle();
     // server.go handlePublish → writeJSON.
     replyText(res, 200, goJson(toWire(message)), 'application/json', { 'access-control-allow-origin': '*' });
   };
@@ -267,39 +263,16 @@ export async function startFakeNtfy(options: FakeNtfyOptions = {}): Promise<Fake
       return rejected;
     },
     waitFor(count, timeoutMs = 60_000) {
-      if (messages.length >= count) return Promise.resolve(messages.slice(0, count));
-      return new Promise((resolve, reject) => {
-        const waiter: Waiter = {
-          count,
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            waiters.delete(waiter);
-            reject(new Error(`expected ${count} ntfy message(s) within ${timeoutMs} ms, got ${messages.length}`));
-          }, timeoutMs),
-        };
-        waiters.add(waiter);
-      });
+      return waiters.wait(() => (messages.length >= count ? messages.slice(0, count) : undefined), timeoutMs, () => `${count} ntfy message(s), got ${messages.length}`);
     },
     rateLimitNext(count) {
       forcedRateLimits = count;
     },
     close() {
-      for (const waiter of waiters) {
-        clearTimeout(waiter.timer);
-        waiter.reject(new Error(`fake ntfy closed after ${messages.length} of ${waiter.count} expected message(s)`));
-      }
-      waiters.clear();
+      waiters.closeAll(`fake ntfy closed after ${messages.length} message(s)`);
       return listener.close();
     },
   };
-}
-
-interface Waiter {
-  readonly count: number;
-  readonly resolve: (messages: NtfyMessage[]) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
 }
 
 /** server.go authenticate/authenticateBasicAuth and user/manager.go AuthenticateToken. */

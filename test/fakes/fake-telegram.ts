@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { isJsonObject, parseJsonBody } from './is-json-object.js';
 import { listenOnLoopback } from './listen-on-loopback.js';
+import { ArrivalWaiters } from './arrival-waiters.js';
 import { recordRequest, type RecordedRequest } from './recorded-request.js';
 import { replyText } from './reply.js';
 
@@ -17,7 +18,7 @@ import { replyText } from './reply.js';
  * passing against behaviour the fake made up.
  */
 export interface FakeTelegramOptions {
-  /** Chats the bot can write to: any other chat_id is "chat not found". Defaults to `[DEFAULT_CHAT_ID]`. */
+  /** Chats the bot can write to: to every other chat_id the answer is "chat not found". Defaults to `[DEFAULT_CHAT_ID]`. */
   readonly chats?: readonly number[];
   /**
    * Hosts Telegram's servers manage to download a photo URL from; any other host fails. Without it every host loads
@@ -234,13 +235,6 @@ interface Answer {
 const DEFERRED = Symbol('answered later');
 type Outcome = Answer | typeof DEFERRED;
 
-interface Waiter<T> {
-  readonly ready: () => T | undefined;
-  readonly resolve: (value: T) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
 export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
   const chats = [...(options.chats ?? [DEFAULT_CHAT_ID])];
   const photoHosts = options.photoHosts?.map((host) => host.toLowerCase());
@@ -253,8 +247,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const answers = new Map<string, CallbackAnswer>();
   const callbackQueries = new Map<string, CallbackQueryState>();
   const chatInstances = new Map<number, string>();
-  const messageWaiters = new Set<Waiter<SentMessage[]>>();
-  const answerWaiters = new Set<Waiter<CallbackAnswer>>();
+  const messageWaiters = new ArrivalWaiters<SentMessage[]>();
+  const answerWaiters = new ArrivalWaiters<CallbackAnswer>();
   const timers = new Set<NodeJS.Timeout>();
   const queue: QueuedUpdate[] = [];
   // tddb TQueue.cpp push: a queue's first id is random, then ids go up by one. Undefined until the first update.
@@ -282,41 +276,6 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     }, ms);
     timers.add(timer);
     return timer;
-  };
-
-  const settleWaiters = <T>(waiters: Set<Waiter<T>>): void => {
-    for (const waiter of waiters) {
-      const value = waiter.ready();
-      if (value === undefined) continue;
-      waiters.delete(waiter);
-      clearTimeout(waiter.timer);
-      waiter.resolve(value);
-    }
-  };
-
-  const rejectWaiters = <T>(waiters: Set<Waiter<T>>): void => {
-    for (const waiter of waiters) {
-      clearTimeout(waiter.timer);
-      waiter.reject(new Error('fake Telegram closed'));
-    }
-    waiters.clear();
-  };
-
-  const wait = <T>(waiters: Set<Waiter<T>>, ready: () => T | undefined, timeoutMs: number, what: () => string): Promise<T> => {
-    const now = ready();
-    if (now !== undefined) return Promise.resolve(now);
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter<T> = {
-        ready,
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new Error(`expected ${what()} within ${timeoutMs} ms`));
-        }, timeoutMs),
-      };
-      waiters.add(waiter);
-    });
   };
 
   // ---- updates and long polling ----
@@ -450,7 +409,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
 
   const record = (message: SentMessage): SentMessage => {
     sent.push(message);
-    settleWaiters(messageWaiters);
+    messageWaiters.settle();
     return message;
   };
 
@@ -522,9 +481,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         host = url.host;
       }
       // MessageContent.cpp get_input_message_content: captions may be empty, but not longer than the limit.
-      const formatted = trimFormatted(parsed) ?? { text: '', entities: [] };
-      if (codePoints(formatted.text) > CAPTION_LENGTH_MAX) throw badRequest('Message caption is too long');
-      checkCallbackData(keyboard);
+      const formatted = checkedCaption(parsed, keyboard, 'Message caption is too long');
       // Telegram's servers download the URL themselves (inputMediaPhotoExternal); a failure comes back as one of
       // the errors Client.cpp fail_query_with_error maps.
       if (host !== undefined && !canDownload(host)) throw badRequest(photoUrlError);
@@ -570,11 +527,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       const message = findMessage(args);
       // MessagesManager.cpp edit_message_caption: only media can have a caption.
       if (message.kind !== 'photo') throw badRequest('There is no caption in the message to edit');
-      const formatted = trimFormatted(parsed) ?? { text: '', entities: [] };
       const keyboard = checkKeyboard(markup);
       // By analogy with MESSAGE_TOO_LONG on editMessageText: the server's own code (not seen in a thread).
-      if (codePoints(formatted.text) > CAPTION_LENGTH_MAX) throw badRequest('MEDIA_CAPTION_TOO_LONG');
-      checkCallbackData(keyboard);
+      const formatted = checkedCaption(parsed, keyboard, 'MEDIA_CAPTION_TOO_LONG');
       if (sameFormatted(message.formatted, formatted) && sameKeyboard(message.reply_markup, keyboard)) throw badRequest(NOT_MODIFIED);
       Object.assign(message, { caption: caption === '' ? undefined : caption, parse_mode: parseMode || undefined, formatted, reply_markup: keyboard });
       return { result: messageJson(applyEdit(message)) };
@@ -606,7 +561,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       state.answered = true;
       const showAlert = args.bool('show_alert');
       answers.set(id, text === '' ? { show_alert: showAlert } : { text, show_alert: showAlert });
-      settleWaiters(answerWaiters);
+      answerWaiters.settle();
       return { result: true };
     },
 
@@ -740,11 +695,11 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     received,
     answers,
     waitForMessages(count, timeoutMs = 60_000) {
-      return wait(messageWaiters, () => (sent.length >= count ? sent.slice(0, count) : undefined), timeoutMs,
+      return messageWaiters.wait(() => (sent.length >= count ? sent.slice(0, count) : undefined), timeoutMs,
         () => `${count} Telegram message(s), got ${sent.length}`);
     },
     waitForAnswer(callbackQueryId, timeoutMs = 60_000) {
-      return wait(answerWaiters, () => answers.get(callbackQueryId), timeoutMs, () => `an answer to callback query ${callbackQueryId}`);
+      return answerWaiters.wait(() => answers.get(callbackQueryId), timeoutMs, () => `an answer to callback query ${callbackQueryId}`);
     },
     press(message, callbackData, from, chatId = message.chat_id) {
       const current = sent.find((candidate) => candidate.chat_id === message.chat_id && candidate.message_id === message.message_id);
@@ -784,8 +739,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       }
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      rejectWaiters(messageWaiters);
-      rejectWaiters(answerWaiters);
+      messageWaiters.closeAll('fake Telegram closed');
+      answerWaiters.closeAll('fake Telegram closed');
       return listener.close();
     },
   };
@@ -1079,6 +1034,14 @@ function decodeHtmlEntity(text: string, position: number): { readonly character:
   }
   if (text.charAt(end) === ';') end++;
   return { character: String.fromCodePoint(code), end };
+}
+
+/** A caption as sent or edited: trimmed (it may be empty), at most CAPTION_LENGTH_MAX, its buttons' data checked. */
+function checkedCaption(parsed: ParsedText, keyboard: InlineKeyboardMarkup | undefined, tooLong: string): FormattedText {
+  const formatted = trimFormatted(parsed) ?? { text: '', entities: [] };
+  if (codePoints(formatted.text) > CAPTION_LENGTH_MAX) throw badRequest(tooLong);
+  checkCallbackData(keyboard);
+  return formatted;
 }
 
 /**

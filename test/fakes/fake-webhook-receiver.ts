@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { listenOnLoopback } from './listen-on-loopback.js';
+import { ArrivalWaiters } from './arrival-waiters.js';
 import { recordRequest, type RecordedRequest } from './recorded-request.js';
 
 /** How the receiver answers one request. Everything is optional: `{}` is a plain `200`. */
@@ -30,28 +31,16 @@ export interface FakeWebhookReceiver {
   waitFor(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
 }
 
-interface Waiter {
-  readonly count: number;
-  readonly resolve: (requests: RecordedRequest[]) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
 /** A webhook target that records deliveries and answers as scripted. */
 export async function startFakeWebhookReceiver(responder: WebhookResponder = () => ({})): Promise<FakeWebhookReceiver> {
   const received: RecordedRequest[] = [];
-  const waiters = new Set<Waiter>();
+  const waiters = new ArrivalWaiters<RecordedRequest[]>();
   let respond = responder;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const request = await recordRequest(req);
     const index = received.push(request) - 1;
-    for (const waiter of waiters) {
-      if (received.length < waiter.count) continue;
-      waiters.delete(waiter);
-      clearTimeout(waiter.timer);
-      waiter.resolve(received.slice(0, waiter.count));
-    }
+    waiters.settle();
     const reply = await respond(request, index);
     // An unref'd timer: a delayed reply never keeps the test process alive after close().
     if (reply.delayMs) await delay(reply.delayMs, undefined, { ref: false });
@@ -77,30 +66,14 @@ export async function startFakeWebhookReceiver(responder: WebhookResponder = () 
     url: `${listener.origin}/hook`,
     received,
     close: () => {
-      for (const waiter of waiters) {
-        clearTimeout(waiter.timer);
-        waiter.reject(new Error(`webhook receiver closed after ${received.length} of ${waiter.count} expected request(s)`));
-      }
-      waiters.clear();
+      waiters.closeAll(`webhook receiver closed after ${received.length} request(s)`);
       return listener.close();
     },
     respondWith(next) {
       respond = next;
     },
     waitFor(count, timeoutMs = 60_000) {
-      if (received.length >= count) return Promise.resolve(received.slice(0, count));
-      return new Promise((resolve, reject) => {
-        const waiter: Waiter = {
-          count,
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            waiters.delete(waiter);
-            reject(new Error(`expected ${count} webhook request(s) within ${timeoutMs} ms, got ${received.length}`));
-          }, timeoutMs),
-        };
-        waiters.add(waiter);
-      });
+      return waiters.wait(() => (received.length >= count ? received.slice(0, count) : undefined), timeoutMs, () => `${count} webhook request(s), got ${received.length}`);
     },
   };
 }

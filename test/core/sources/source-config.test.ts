@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../../core/config/config-error.js';
-import { startApp } from '../../helpers/start-app.js';
+import { startProblems } from '../../helpers/start-problems.js';
 import { SCRIPTED_SOURCE } from './source-fixture.js';
 
 /** The problems start-up reports for `sources`, as `path: message` lines. */
 async function problemsOf(sources: unknown[]): Promise<string[]> {
-  const error = await startApp({ config: { sources } }).then(
-    async (app) => {
-      await app.close();
-      return undefined;
-    },
-    (err: unknown) => err,
-  );
-  assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
-  return error.problems.map((p) => `${p.path}: ${p.message}`);
+  return (await startProblems({ sources })).map((p) => `${p.path}: ${p.message}`);
 }
 
 const files = { script_file: '/tmp/s.json', gate_file: '/tmp/g', calls_file: '/tmp/c' };

@@ -65,6 +65,12 @@ import { checkCredentials, revokeLinksIfCredentialsChanged } from './approvals/c
 import { checkNotificationEntries } from './notifications/check-notification-entries.js';
 import { NotificationDispatcher } from './notifications/notification-dispatcher.js';
 import { notificationChannels } from './notifications/notification-channels.js';
+import { RequestRules } from './requests/request-rules.js';
+import { apiKeyRoutes } from './users/api-keys.routes.js';
+import { configAdminOf } from './users/config-admin.js';
+import { StoredApiKeys } from './users/stored-api-keys.js';
+import { UserDirectory } from './users/user-directory.js';
+import { userRoutes } from './users/users.routes.js';
 
 export interface CrateflowOptions {
   config: AppConfig;
@@ -152,8 +158,10 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   credentials.catch(() => undefined); // awaited below; a start that fails before then must not leave it unhandled
   const publicUrl = publicUrlOf(config.server.public_url);
   const decisionLinks = new DecisionLinkService(store, clock, publicUrl, parseDuration(config.approvals.link_ttl));
+  const users = new UserDirectory(store, clock, configAdminOf(config.ui.auth));
+  const storedKeys = new StoredApiKeys(store, clock, makeId);
   const plugins = await createPlugins(checked, {
-    store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz, ...(decisionLinks.issuer ? { decisionLinks: decisionLinks.issuer } : {}),
+    store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz, ...(decisionLinks.issuer ? { decisionLinks: decisionLinks.issuer } : {}), accounts: users,
   }).catch(async (err: unknown) => {
     await musicbrainz.close();
     const configPathOf = (name: string) => checked.candidates.find((c) => instanceNameOf(c) === name)?.mount.configPath;
@@ -175,7 +183,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const container = rootContainer.createChildContainer();
   const eventLog = new EventLogTable(store);
   const events = new EventBus(eventLog, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
-  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log });
+  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log, users, storedKeys });
+  const requestRules = new RequestRules(config.requests, users);
   container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.ConfigDir, { useValue: options.configDir });
   container.register(Tokens.Log, { useValue: log });
@@ -191,6 +200,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   container.register(Tokens.MusicBrainz, { useValue: musicbrainz });
   container.register(EventBus, { useValue: events });
   container.register(DecisionLinkService, { useValue: decisionLinks });
+  container.register(RequestRules, { useValue: requestRules });
   await registerDomain(container, store);
   const linkDecisions = new LinkDecisions(decisionLinks, container.resolve(QueueService), clock);
   decisionLinks.attachDecide((token, action, by) => linkDecisions.decideFor(token, action, by));
@@ -208,6 +218,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
   routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url, notice: config.ui.notice }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...approvalRoutes({ links: decisionLinks }));
+  routes.push(...userRoutes({ users, keys: storedKeys, rules: requestRules }), ...apiKeyRoutes({ keys: storedKeys, users, configured: config.ui.auth.api_keys }));
   routes.push(...webhookRoutes({ webhooks: new GuardedWebhookAdmin(webhookAdmin.provider, plugins, config.events.sink_timeout_ms, () => clock.now()) }));
   routes.push(
     ...statsRoutes({

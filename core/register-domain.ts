@@ -6,6 +6,7 @@ import { DownloadService } from './downloads/download-service.js';
 import { downloadRoutes } from './downloads/downloads.routes.js';
 import { EventBus } from './events/event-bus.js';
 import type { RouteSpec } from './http/route.js';
+import type { RequestAuthenticator } from './auth/request-authenticator.js';
 import { JobLog } from './jobs/job-log.js';
 import { JobScheduler } from './jobs/job-scheduler.js';
 import { LibraryTable } from './library/library-table.js';
@@ -15,6 +16,9 @@ import { AlbumRegistry } from './queue/album-registry.js';
 import { QueueTable } from './queue/queue-table.js';
 import { QueueService } from './queue/queue-service.js';
 import { queueRoutes } from './queue/queue.routes.js';
+import { RequestLedger } from './requests/request-ledger.js';
+import { RequestRules } from './requests/request-rules.js';
+import { requestRoutes } from './requests/requests.routes.js';
 import { SourceRunner } from './sources/source-runner.js';
 import { SourceSchedule } from './sources/source-schedule.js';
 import { SourceStateTable } from './sources/source-state-table.js';
@@ -38,6 +42,9 @@ export async function registerDomain(container: DependencyContainer, store: Stor
   container.register(LibraryTable, { useValue: new LibraryTable(store) });
   container.register(SourceStateTable, { useValue: new SourceStateTable(store) });
   container.register(AlbumRegistry, { useValue: new AlbumRegistry(store) });
+  container.register(RequestLedger, {
+    useValue: new RequestLedger(store, container.resolve(WishlistTable), container.resolve(DownloadsTable), container.resolve(LibraryTable)),
+  });
   container.register(UnitOfWork, { useValue: new UnitOfWork(store, container.resolve(EventBus)) });
   container.registerSingleton(JobLog);
   container.registerSingleton(JobScheduler);
@@ -54,7 +61,8 @@ export async function registerDomain(container: DependencyContainer, store: Stor
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
   const downloads = container.resolve(DownloadService);
   return [
-    ...queueRoutes(container.resolve(QueueService), proposalIntake(container)),
+    ...queueRoutes(container.resolve(QueueService), proposalIntake(container), container.resolve(RequestRules), (identity) => container.resolve<RequestAuthenticator>(Tokens.Authenticator).roleOf(identity)),
+    ...requestRoutes(container.resolve(RequestLedger), container.resolve(QueueService)),
     ...wishlistRoutes(container.resolve(WishlistService), downloads, proposalIntake(container)),
     ...downloadRoutes(downloads),
     ...libraryRoutes(container.resolve(LibraryService), container.resolve(JobLog)),

@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isSecretHash, verifySecret, type Identity, type Role } from '@crateflow/sdk';
+import { isSecretHash, ROLE_SCOPES, verifySecret, type Identity, type Role, type Scope } from '@crateflow/sdk';
 import type { ApiKeyConfig } from '../config/app-config.schema.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
 
 interface KnownKey {
   name: string;
   role: Role;
+  user: string | undefined;
+  scopes: Scope[] | undefined;
   /** SHA-256 of the key: configured for `key`, learned after the first successful scrypt check for `key_hash`. */
   digest: Buffer | undefined;
   hash: string | undefined;
@@ -22,7 +24,7 @@ export class ApiKeyVerifier {
   private readonly inFlight = new Map<string, Promise<Identity | null>>();
 
   constructor(keys: readonly ApiKeyConfig[]) {
-    this.keys = keys.map((k) => ({ name: k.name, role: k.role, digest: k.key === undefined ? undefined : sha256(k.key), hash: k.key_hash }));
+    this.keys = keys.map((k) => ({ name: k.name, role: k.role, user: k.user, scopes: k.scopes, digest: k.key === undefined ? undefined : sha256(k.key), hash: k.key_hash }));
   }
 
   /** Config problems: each key needs exactly one of `key` and `key_hash`, and a hash must be a PHC scrypt string. */
@@ -33,6 +35,9 @@ export class ApiKeyVerifier {
       if (k.key_hash !== undefined && !isSecretHash(k.key_hash)) {
         return [{ path: `${path}[${i}].key_hash`, message: 'must be an scrypt PHC string as printed by crateflow hash-password' }];
       }
+      // A scope beyond the role would be dropped without a word: say so at start-up instead.
+      const beyond = (k.scopes ?? []).filter((scope) => !ROLE_SCOPES[k.role].includes(scope));
+      if (beyond.length > 0) return [{ path: `${path}[${i}].scopes`, message: `${beyond.join(', ')} ${beyond.length === 1 ? 'is' : 'are'} beyond the role ${k.role}; set role: ${beyond.includes('admin') ? 'admin' : 'approver'}` }];
       return [];
     });
   }
@@ -96,8 +101,9 @@ export class ApiKeyVerifier {
   }
 }
 
+/** A key acts as its user when it names one (requests and decisions are theirs), else under its own name. */
 function identityOf(key: KnownKey): Identity {
-  return { name: key.name, groups: [], role: key.role, via: 'api-key' };
+  return { name: key.user ?? key.name, groups: [], role: key.role, ...(key.scopes ? { scopes: key.scopes } : {}), via: 'api-key' };
 }
 
 function sha256(value: string): Buffer {

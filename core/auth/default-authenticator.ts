@@ -16,7 +16,10 @@ import { describeRequest } from './auth-request.js';
 import { CredentialCheckGate, DEFAULT_CHECK_LIMITS, type CredentialCheckLimits } from './credential-check-gate.js';
 import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
 import { ProxyTrust } from './proxy-trust.js';
-import type { LoginResult, RequestAuthenticator } from './request-authenticator.js';
+import type { Grant, LoginResult, RequestAuthenticator } from './request-authenticator.js';
+import { scopesOf } from './access.js';
+import type { StoredApiKeys } from '../users/stored-api-keys.js';
+import type { UserDirectory } from '../users/user-directory.js';
 import { crossSiteReason } from './cross-site-guard.js';
 import { requestOrigin, SAFE_METHODS } from './same-origin.js';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
@@ -30,9 +33,13 @@ export interface DefaultAuthenticatorDeps {
   checkLimits?: CredentialCheckLimits;
   /** How long a credential check (authenticate, login) may take before it is answered 503 (tests make it short). */
   checkTimeoutMs?: number;
+  /** The users an admin manages and the API keys made for them (absent: only config.yaml's user and keys). */
+  users?: UserDirectory;
+  storedKeys?: StoredApiKeys;
 }
 
-const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'viewer'];
+// The role shown for a user whose groups grant several: the one that may do most.
+const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'requester', 'viewer'];
 const PLUGIN_TIMEOUT_MS = 10_000;
 // A credential check is an scrypt hash, one at a time behind the gate: on a machine loaded to a load average of 12
 // one took over 10 s. The deadline is for a plugin that hangs, so it is generous; past it the client hears 503.
@@ -54,6 +61,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   readonly loginAvailable: boolean;
   readonly sessionsRevocable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
+  private readonly users: UserDirectory | undefined;
+  private readonly storedKeys: StoredApiKeys | undefined;
   private readonly trust: ProxyTrust;
   /** Failed passwords (login form, HTTP Basic) per client. */
   private readonly limiter: FailedLoginLimiter;
@@ -82,6 +91,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.loginAvailable = config.enabled && typeof plugin?.instance.login === 'function';
     this.sessionsRevocable = config.enabled && typeof plugin?.instance.revokeSessions === 'function';
     this.apiKeys = new ApiKeyVerifier(config.api_keys);
+    this.users = deps.users;
+    this.storedKeys = deps.storedKeys;
     this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
@@ -112,14 +123,15 @@ export class DefaultAuthenticator implements RequestAuthenticator {
 
   async identify(ctx: Context): Promise<Identity | null> {
     // Nothing could identify anyone: skip reading the request (the common case of a trusted LAN install).
-    if (!this.apiKeys.configured && !(this.enabled && this.plugin)) return null;
+    const keysConfigured = this.apiKeys.configured || this.storedKeys?.configured === true;
+    if (!keysConfigured && !(this.enabled && this.plugin)) return null;
     const req = this.describe(ctx);
     const client = req.client_address ?? req.peer_address;
     const key = ApiKeyVerifier.presented(req.headers);
-    if (key !== undefined && this.apiKeys.configured) {
+    if (key !== undefined && keysConfigured) {
       // A key known by digest costs nothing to check, so it is accepted even from an address locked out by
       // others' guesses (a NAT shared with a browser that mistyped its password, or with an attacker).
-      const known = this.apiKeys.recognise(key);
+      const known = this.apiKeys.recognise(key) ?? this.storedKeys?.recognise(key);
       if (known) return known;
       return this.attempt(ctx, this.keyLimiter, client, async () => (this.apiKeys.hasUnverifiedHashes ? this.gate.run(() => this.apiKeys.verify(key)) : null));
     }
@@ -133,10 +145,32 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   }
 
   roleOf(identity: Identity): Role | undefined {
-    if (identity.role) return identity.role;
-    if (Object.keys(this.config.roles).length === 0) return 'admin';
-    const granted = identity.groups.flatMap((g) => (Object.hasOwn(this.config.roles, g) ? [this.config.roles[g]] : []));
-    return ROLE_ORDER.find((r) => granted.includes(r));
+    return this.grantOf(identity).role;
+  }
+
+  grantOf(identity: Identity): Grant {
+    const profile = this.users?.profileOf(identity.name);
+    if (profile?.disabled) return { role: undefined, scopes: new Set(), disabled: true };
+    const roles = this.rolesOf(identity, profile?.role);
+    return { role: ROLE_ORDER.find((r) => roles.includes(r)), scopes: scopesOf(roles, identity.scopes), disabled: false };
+  }
+
+  /**
+   * The roles an identity holds: the one an admin set for the user, else the one its credential carries (a local
+   * account's, a config API key's), else config.yaml's admin, else what `ui.auth.roles` maps its groups to. With no
+   * mapping at all, whoever the auth plugin recognises is an admin (a proxy that lets only the owner through).
+   */
+  private rolesOf(identity: Identity, profileRole: Role | undefined): Role[] {
+    if (profileRole) return [profileRole];
+    if (identity.role) return [identity.role];
+    if (this.users?.isConfigUser(identity.name)) return ['admin'];
+    // A stored key of a user without a role of their own: no groups to fall back on.
+    if (identity.via === 'api-key') return [];
+    if (Object.keys(this.config.roles).length === 0) return ['admin'];
+    return identity.groups.flatMap((g) => {
+      const role = Object.hasOwn(this.config.roles, g) ? this.config.roles[g] : undefined;
+      return role === undefined ? [] : [role];
+    });
   }
 
   async login(req: AuthRequest, credentials: { username: string; password: string }): Promise<LoginResult> {

@@ -1,5 +1,13 @@
 import type { Context } from 'koa';
-import type { AuthRequest, Identity, Role } from '@crateflow/sdk';
+import type { AuthRequest, Identity, Role, Scope } from '@crateflow/sdk';
+
+/** What an identity may do. */
+export interface Grant {
+  role: Role | undefined;
+  scopes: ReadonlySet<Scope>;
+  /** An admin disabled the account: it may do nothing (403), whatever its role. */
+  disabled: boolean;
+}
 
 /** A successful login: who signed in, and the `Set-Cookie` value that carries the session. */
 export interface LoginResult {
@@ -32,6 +40,8 @@ export interface RequestAuthenticator {
   identify(ctx: Context): Promise<Identity | null>;
   /** The role an identity holds, or undefined when it holds none. */
   roleOf(identity: Identity): Role | undefined;
+  /** What an identity may do: its role (the highest it holds), its scopes, and whether its account is disabled. */
+  grantOf(identity: Identity): Grant;
   /** Checks a username and password; throws UnauthorizedError when wrong, TooManyRequestsError when locked out. */
   login(req: AuthRequest, credentials: { username: string; password: string }): Promise<LoginResult>;
   /** Ends the request's session, if any; returns the `Set-Cookie` value that clears the cookie. */

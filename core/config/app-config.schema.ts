@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Role } from '@crateflow/sdk';
+import { Role, Scope } from '@crateflow/sdk';
 import { WebhooksPolicy } from '../net/webhooks-policy.schema.js';
 import { MetadataPolicy } from '../net/metadata-policy.schema.js';
 import { SourceEntry } from './source-entry.schema.js';
@@ -82,7 +82,9 @@ export const ApiKeyConfig = Type.Object(
     name: Type.String({ minLength: 1, description: 'who uses the key; recorded as decided_by' }),
     key: Type.Optional(Type.String({ minLength: 16, description: 'the key itself (write ${ENV_NAME} to keep it out of the file)' })),
     key_hash: Type.Optional(Type.String({ pattern: '^\\$scrypt\\$', description: 'an scrypt PHC hash of the key (crateflow hash-password)' })),
-    role: Type.Union([Role], { default: 'approver', description: 'admin, approver or viewer' }),
+    role: Type.Union([Role], { default: 'approver', description: 'admin, approver, requester or viewer: the most the key may do (the user\'s role when `user` is set and the user has one)' }),
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the user the key acts for: requests and decisions made with it are recorded under this name' })),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true, description: 'narrows the key to these of its role\'s scopes: read, request, decide, admin (e.g. [read, decide] for Node-RED)' })),
   },
   { additionalProperties: false },
 );
@@ -157,6 +159,27 @@ const PluginEntry = Type.Object(
   { additionalProperties: false },
 );
 
+/** A requester's quota of automatic approvals: `albums` per `per`. */
+export const RequestQuota = Type.Object(
+  {
+    albums: Type.Integer({ minimum: 0, maximum: 10_000, description: 'requests the auto-approve rule lets through in each window; past it, requests wait for an admin' }),
+    per: Type.String({ pattern: '^[0-9]+(m|h|d)$', description: 'the sliding window, e.g. 7d or 24h' }),
+  },
+  { additionalProperties: false },
+);
+
+const Requests = Type.Object(
+  {
+    quota: Type.Optional(RequestQuota),
+    auto_approve: Type.Array(Type.String({ pattern: '^(role:(admin|approver|requester|viewer)|[^\\s:]{1,64})$' }), {
+      default: [],
+      maxItems: 1000,
+      description: 'whose requests are approved without an admin (up to the quota): user names, or role:<role> (e.g. role:requester)',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 const Events = Type.Object(
   {
     sink_timeout_ms: Type.Integer({
@@ -223,6 +246,7 @@ export const AppConfig = Type.Object(
     metadata: Metadata,
     metadata_policy: MetadataPolicy,
     approvals: Approvals,
+    requests: Requests,
     notifications: Type.Array(NotificationEntry, { default: [], maxItems: 20, description: 'where people are told about new candidates and can decide (ntfy; see README, "Deciding from a phone")' }),
     sources: Type.Array(SourceEntry, { default: [], maxItems: 100, description: 'discovery sources that fill the pending queue (see README, "Discovery sources")' }),
   },

@@ -22,7 +22,7 @@ const TRANSPARENT_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAA
 export function coverRoutes(covers: CoverService): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/covers/:mbid', tag: 'metadata', access: 'viewer', status: 200, responseMediaType: 'image',
+      method: 'get', path: '/covers/:mbid', tag: 'metadata', access: ['read', 'request'], status: 200, responseMediaType: 'image',
       summary: 'The front cover of a release group (JPEG, PNG, GIF or WebP), 250 or 500 px',
       description:
         'Fetched from the Cover Art Archive the first time, then served from the data dir (cache/covers, at most ' +

@@ -9,7 +9,7 @@ import { PageLimit, PageOffset } from '../http/page-query.schema.js';
 export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/downloads', tag: 'downloads', access: 'viewer',
+      method: 'get', path: '/downloads', tag: 'downloads', access: 'read',
       summary: 'Downloads, newest first: those of wishlist items, then the finished ones of albums that left the wishlist (from the archive)',
       query: Type.Object(
         { status: Type.Optional(DownloadState), limit: PageLimit, offset: PageOffset },
@@ -19,7 +19,7 @@ export function downloadRoutes(downloads: DownloadService): RouteSpec[] {
       handle: ({ query }) => downloads.list(query),
     }),
     route({
-      method: 'post', path: '/downloads/:id/retry', tag: 'downloads', access: 'approver', errors: [404, 409],
+      method: 'post', path: '/downloads/:id/retry', tag: 'downloads', access: 'decide', errors: [404, 409],
       summary: 'Retry a failed download',
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) }),
       response: Type.Object({ download: Download }),

@@ -201,5 +201,7 @@ function withoutUndefined(data: EventData): EventData {
   if (data.in_library !== undefined) clean.in_library = data.in_library;
   if (data.decided_by !== undefined) clean.decided_by = data.decided_by;
   if (data.decided_via !== undefined) clean.decided_via = data.decided_via;
+  if (data.requested_by !== undefined) clean.requested_by = data.requested_by;
+  if (data.decline_reason !== undefined) clean.decline_reason = data.decline_reason;
   return clean;
 }

@@ -7,6 +7,8 @@ export interface EventSubject {
   title?: string;
   mbid?: string;
   type?: ItemType;
+  /** A request's requester: every event about it names them (CONTRACT §7). */
+  requested_by?: string;
 }
 
 /**
@@ -22,5 +24,6 @@ export function eventDataOf(item: EventSubject): DomainEvent['data'] {
     data.type = 'track';
     if (item.title !== undefined) data.title = item.title;
   }
+  if (item.requested_by !== undefined) data.requested_by = item.requested_by;
   return data;
 }

@@ -34,7 +34,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): RouteSpec[] {
   const open = new Set<PassThrough>();
   return [
     route({
-      method: 'get', path: '/events/stream', tag: 'events', access: 'viewer', status: 200, responseMediaType: 'text/event-stream',
+      method: 'get', path: '/events/stream', tag: 'events', access: 'read', status: 200, responseMediaType: 'text/event-stream',
       summary: 'Domain events as they happen (text/event-stream)',
       description:
         'A `text/event-stream` that stays open. Each committed event is sent as `event: <type>`, `id: <event id>` and ' +

@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { TSchema } from 'typebox';
 import type { Context, Middleware, Next } from 'koa';
-import type { Identity, Logger, Role } from '@crateflow/sdk';
+import type { Identity, Logger, Scope } from '@crateflow/sdk';
+import { ALL_SCOPES, allows, describeAccess } from '../auth/access.js';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
@@ -16,7 +17,6 @@ import { SerializedJson } from './serialized-json.js';
 import { isJsonBody, sendJson } from './send-json.js';
 
 export const API_PREFIX = '/api/v1';
-const ROLE_RANK: Record<Role, number> = { viewer: 1, approver: 2, admin: 3 };
 
 export interface ApiRouterOptions {
   authenticator: RequestAuthenticator;
@@ -33,7 +33,8 @@ export function createApiRouter(routes: readonly RouteSpec[], options: ApiRouter
     // Documented in /openapi.json for every mode, but not served in this one: asked anyway, it is an unknown route.
     if (spec.onlyInAuthModes?.served === false) continue;
     const handlers = [authorize(spec, options.authenticator)];
-    if (spec.body) handlers.push(requireJson, parseJson);
+    if (spec.body && spec.bodyOptional) handlers.push(optionalJsonBody(parseJson));
+    else if (spec.body) handlers.push(requireJson, parseJson);
     else if (spec.method !== 'get') handlers.push(refuseFormBody);
     handlers.push(handle(spec, options));
     router.register(spec.path, [spec.method.toUpperCase()], handlers);
@@ -60,19 +61,27 @@ function authorize(spec: RouteSpec, authenticator: RequestAuthenticator) {
   const access: Access = spec.access;
   return async function authorizeMiddleware(ctx: Context, next: Next): Promise<void> {
     if (access === 'public') {
-      ctx.state.identity = spec.identifyOptional ? await authenticator.identify(ctx) : null;
+      const identity = spec.identifyOptional ? await authenticator.identify(ctx) : null;
+      ctx.state.identity = identity;
+      ctx.state.scopes = identity ? authenticator.grantOf(identity).scopes : authenticator.enabled ? NO_SCOPES : ALL_SCOPES;
     } else {
       const identity = await authenticator.identify(ctx);
+      let scopes = ALL_SCOPES;
       if (authenticator.enabled || identity) {
         if (!identity) throw new UnauthorizedError(authenticator.challengeFor(ctx));
-        const role = authenticator.roleOf(identity);
-        if (!role || ROLE_RANK[role] < ROLE_RANK[access]) throw new ForbiddenError(access, role);
+        const grant = authenticator.grantOf(identity);
+        if (grant.disabled) throw new ForbiddenError('an enabled account', undefined, `the account "${identity.name}" is disabled; ask an admin`);
+        if (!allows(access, grant.scopes)) throw new ForbiddenError(describeAccess(access), grant.role);
+        scopes = grant.scopes;
       }
       ctx.state.identity = identity;
+      ctx.state.scopes = scopes;
     }
     await next();
   };
 }
+
+const NO_SCOPES: ReadonlySet<Scope> = new Set();
 
 /**
  * The JSON body parser (1 MiB, UTF-8, objects and arrays only). It is imported, with co-body, qs and raw-body
@@ -96,6 +105,19 @@ function jsonBodyParser(): Middleware {
   return async function parseJsonBody(ctx: Context, next: Next): Promise<void> {
     const parse = await (parser ??= load());
     await parse(ctx, next);
+  };
+}
+
+/** Whether the request carries body bytes (a length above 0, or a chunked body). */
+function hasBody(ctx: Context): boolean {
+  return ctx.get('transfer-encoding') !== '' || Number(ctx.get('content-length') || '0') > 0;
+}
+
+/** For a route whose body is optional: JSON is required and parsed only when a body was sent. */
+function optionalJsonBody(parseJson: Middleware): Middleware {
+  return async function optionalBody(ctx: Context, next: Next): Promise<void> {
+    if (!hasBody(ctx)) return refuseFormBody(ctx, next);
+    await requireJson(ctx, () => parseJson(ctx, next));
   };
 }
 
@@ -133,13 +155,14 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
   return async function routeHandler(ctx: Context): Promise<void> {
     const params = validate(checkParams(), { ...ctx.params }, 'params');
     const query = validate(checkQuery(), { ...ctx.query }, 'query');
-    const body = validate(checkBody(), ctx.request.body, 'body');
+    const body = spec.bodyOptional && !hasBody(ctx) ? undefined : validate(checkBody(), ctx.request.body, 'body');
     const identity: Identity | null = ctx.state.identity ?? null;
     const result = await spec.handle({
       params,
       query,
       body,
       identity,
+      scopes: ctx.state.scopes ?? ALL_SCOPES,
       requestId: ctx.state.requestId,
       // Read on demand: few handlers look at the request itself, and describing it costs on every request.
       get request() {

@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import { OpenApiComponents } from './openapi-components.js';
+import { describeAccess } from '../auth/access.js';
 import type { RouteSpec } from './route.js';
 
 type JsonObject = Record<string, unknown>;
@@ -152,7 +153,8 @@ function describeOutside(outside: OutsideOperation, components: OpenApiComponent
 }
 
 function accessNote(spec: RouteSpec): string {
-  return spec.access === 'public' ? 'Public: no credentials needed.' : `Needs the role \`${spec.access}\` or higher (viewer < approver < admin).`;
+  if (spec.access === 'public') return 'Public: no credentials needed.';
+  return `Needs ${describeAccess(spec.access)}. Roles grant scopes: admin = read, request, decide, admin; approver = read, request, decide; requester = request; viewer = read (an API key may narrow its user's).`;
 }
 
 function availabilityNote(modes: readonly string[]): string {

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
-import type { AuthRequest, Identity, Logger, Role } from '@crateflow/sdk';
+import type { AuthRequest, Identity, Logger, Scope } from '@crateflow/sdk';
+import type { Access } from '../auth/access.js';
 import type { NotModified } from './not-modified.js';
 import type { SerializedJson } from './serialized-json.js';
 
@@ -10,6 +11,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   /** The authenticated caller; null when authentication is disabled or the route is public. */
   identity: Identity | null;
+  /** What the caller may do (every scope when authentication is disabled and nobody is signed in). */
+  scopes: ReadonlySet<Scope>;
   requestId: string;
   /** What the auth layer sees of the request: lower-case headers, peer and client address, https, session cookie. */
   request: AuthRequest;
@@ -18,8 +21,7 @@ export interface RouteInput<P, Q, B> {
   setHeader(name: string, value: string | string[]): void;
 }
 
-/** `public`: no authentication at all. Otherwise the least role that may call the route. */
-export type Access = 'public' | Role;
+export type { Access } from '../auth/access.js';
 
 /**
  * A route declared as data. The same declaration registers the Koa handler, validates the request before
@@ -32,12 +34,15 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   summary: string;
   description?: string;
   tag: string;
+  /** Required, so a new route cannot forget who may call it (test/core/auth/roles-matrix.test.ts lists every route). */
   access: Access;
   /** For public routes: still work out who is asking (identity is null when nobody is signed in). */
   identifyOptional?: boolean;
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may be left out (no bytes at all): the handler then gets `body` undefined. Sent, it must be JSON and valid. */
+  bodyOptional?: boolean;
   /** The success response's schema; omit for 204. */
   response?: R;
   /** Success status (default 200, or 204 without a response schema). */

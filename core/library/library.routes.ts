@@ -12,13 +12,13 @@ const JobId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-
 export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[] {
   return [
     route({
-      method: 'post', path: '/library/sync', tag: 'library', access: 'approver', status: 202,
+      method: 'post', path: '/library/sync', tag: 'library', access: 'decide', status: 202,
       summary: 'Start a library sync (or get the one already running)',
       response: SyncStarted,
       handle: async () => ({ job: (await library.startSync('manual')).job }),
     }),
     route({
-      method: 'get', path: '/library', tag: 'library', access: 'viewer',
+      method: 'get', path: '/library', tag: 'library', access: 'read',
       summary: 'Albums known from the last sync',
       query: Type.Object(
         { q: Type.Optional(Type.String({ maxLength: 200 })), limit: PageLimit, offset: PageOffset },
@@ -28,7 +28,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
       handle: ({ query }) => library.list(query),
     }),
     route({
-      method: 'get', path: '/jobs', tag: 'jobs', access: 'viewer',
+      method: 'get', path: '/jobs', tag: 'jobs', access: 'read',
       summary: 'Background jobs, newest first (library syncs, source runs, failed download polls); past the newest 100 of a kind, from the archive',
       query: Type.Object(
         {
@@ -41,7 +41,7 @@ export function libraryRoutes(library: LibraryService, jobs: JobLog): RouteSpec[
       handle: ({ query }) => jobs.list(query),
     }),
     route({
-      method: 'get', path: '/jobs/:id', tag: 'jobs', access: 'viewer', errors: [404],
+      method: 'get', path: '/jobs/:id', tag: 'jobs', access: 'read', errors: [404],
       summary: 'One job with its status and summary',
       params: Type.Object({ id: JobId }),
       response: Job,

@@ -1,4 +1,4 @@
-import { createHttpClient, type Clock, type DecisionLinks, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
+import { createHttpClient, type Clock, type DecisionLinks, type LocalAccounts, type Logger, type MusicBrainz, type PluginContext, type PluginKind } from '@crateflow/sdk';
 import type { OutboundAddressPolicy } from '../net/outbound-address-policy.js';
 import { configuredUrls, createUpstreamHttpClient } from '../net/upstream-http-client.js';
 import type { Store } from '../storage/store.js';
@@ -19,6 +19,8 @@ export interface PluginContextDeps {
   musicbrainz?: MusicBrainz;
   /** Decision links, when `server.public_url` is set. */
   decisionLinks?: DecisionLinks;
+  /** The local accounts an admin manages, handed to auth plugins only. */
+  accounts?: LocalAccounts;
 }
 
 // Plugins that fetch public metadata (ListenBrainz, Last.fm, Deezer, …): their requests obey `metadata_policy`.
@@ -51,6 +53,7 @@ export async function createPluginContext<C>(
     ...(deps.refuseTargetAddress ? { refuseTargetAddress: deps.refuseTargetAddress } : {}),
     ...(deps.musicbrainz ? { musicbrainz: deps.musicbrainz } : {}),
     ...(deps.decisionLinks ? { decisionLinks: deps.decisionLinks } : {}),
+    ...(deps.accounts && kind === 'auth' ? { accounts: deps.accounts } : {}),
   };
   return { context, close: () => http.close() };
 }

@@ -8,7 +8,7 @@ import { PreviewsUnavailableError } from './previews-unavailable-error.js';
 export function previewRoutes(previews: PreviewService): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/previews', tag: 'metadata', access: 'viewer', errors: [400, 404, 503],
+      method: 'get', path: '/previews', tag: 'metadata', access: ['read', 'request'], errors: [400, 404, 503],
       summary: "Short previews of an album's tracks from the configured preview provider (Deezer by default)",
       description:
         'Name the album by `mbid` (a release group; its artist and title come from the queue or wishlist item with that mbid, ' +

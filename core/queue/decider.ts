@@ -9,6 +9,10 @@ export interface Decider {
   by?: string;
   /** `web` (a browser session or the forward-auth proxy), `api` (HTTP Basic, an API key, or no auth), or the channel a decision link was sent to. */
   via: string;
+  /** A decline's reason, shown to the requester (rejections only). */
+  reason?: string;
+  /** The requester took back their own request (a rejection by them). */
+  cancelled?: boolean;
 }
 
 /** The decider of a request to the API. */

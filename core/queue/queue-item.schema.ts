@@ -60,6 +60,11 @@ export const QueueItem = Type.Object(
     in_library: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise). Pending: the library has the album now; approved: the library had it when approved, nothing was downloaded' })),
     wishlisted: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise), pending items only: the album is on the wishlist already (added there directly)' })),
     rejected_before: Type.Optional(Type.Boolean({ description: 'true when it applies (absent otherwise): the item was rejected once and restored, or another proposal of the same album was rejected' })),
+    requested_by: Type.Optional(Type.String({ description: 'a request: the user who asked for the album (source "request")' })),
+    note: Type.Optional(Type.String({ description: 'a request: what the requester wrote with it' })),
+    auto_approved: Type.Optional(Type.Boolean({ description: 'a request the auto-approve rule approved (within its requester\'s quota)' })),
+    decline_reason: Type.Optional(Type.String({ description: 'rejected: the reason given (shown to the requester)' })),
+    cancelled: Type.Optional(Type.Boolean({ description: 'rejected because the requester cancelled their request' })),
   },
   { additionalProperties: false, $id: 'QueueItem' },
 );
@@ -71,6 +76,7 @@ export const DuplicateOf = Type.Object(
     in: Type.Union([Type.Literal('queue'), Type.Literal('wishlist'), Type.Literal('library')], { description: 'where the match is' }),
     id: Type.String({ description: 'the queue or wishlist item id; for the library, the album\'s mbid or "Artist — Album"' }),
     status: Type.String({ description: 'the queue item status (pending, approved, rejected), the wishlist item status, or in_library' }),
+    requested_by: Type.Optional(Type.String({ description: 'the user who requested it (answered to callers who may read everything)' })),
   },
   { additionalProperties: false, $id: 'DuplicateOf' },
 );

@@ -29,6 +29,16 @@ export interface Selection {
 
 export type Decision = DecidedStatus;
 
+/** Who requests, and what the household's rules grant them. */
+export interface RequestTerms {
+  requester: string;
+  note?: string;
+  /** The auto-approve rule applies to them. */
+  autoApprove: boolean;
+  /** At most `albums` automatic approvals in any `perMs`; absent: no limit. */
+  quota?: { albums: number; perMs: number };
+}
+
 export interface AddResult {
   items: QueueItem[];
   duplicates: number;
@@ -91,7 +101,7 @@ export class QueueService {
         // Asked inside the transaction: a candidate added earlier in the same batch is known by then.
         const duplicateOf = this.duplicateOf(candidate);
         if (duplicateOf) {
-          skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: duplicateOf });
+          skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: this.withRequester(duplicateOf) });
           return;
         }
         const item: QueueItem = {
@@ -107,6 +117,61 @@ export class QueueService {
         emit('queue_added', { ...eventDataOf(item), id: item.id });
       });
       return { items: added, duplicates: skipped.length, skipped };
+    });
+  }
+
+  /**
+   * A person's request (issue #31): added like a candidate (source `request`, `requested_by`, their note) unless
+   * the album is known already. When the auto-approve rule applies to them and their quota has room, it is
+   * approved at once and never waits in the queue. The quota is counted inside the transaction, after the requests
+   * committed before it and those earlier in the same commit: 50 requests at once at a quota of 5 approve 5.
+   */
+  async request(candidates: readonly Candidate[], terms: RequestTerms): Promise<AddResult> {
+    this.checkRoom(candidates.length);
+    return this.unitOfWork.mutate((emit) => {
+      const items: QueueItem[] = [];
+      const skipped: AddResult['skipped'] = [];
+      const now = this.clock.now();
+      candidates.forEach((candidate, index) => {
+        const duplicateOf = this.duplicateOf(candidate);
+        if (duplicateOf) {
+          skipped.push({ index, artist: candidate.artist, ...nameFields(candidate), duplicate_of: this.withRequester(duplicateOf) });
+          return;
+        }
+        const automatic = terms.autoApprove && (terms.quota === undefined || this.queue.autoApprovedSince(terms.requester, now - terms.quota.perMs) < terms.quota.albums);
+        const item: QueueItem = {
+          id: this.newId(),
+          ...candidate,
+          type: itemTypeOf(candidate),
+          source: 'request',
+          status: 'pending',
+          added_at: new Date(now).toISOString(),
+          requested_by: terms.requester,
+          ...(terms.note === undefined ? {} : { note: terms.note }),
+          ...(automatic ? { auto_approved: true } : {}),
+        };
+        this.queue.insert(item);
+        if (automatic) {
+          items.push(this.apply(emit, item, 'approved', { by: terms.requester, via: 'auto_approve' }));
+        } else {
+          items.push(item);
+          emit('queue_added', { ...eventDataOf(item), id: item.id });
+        }
+      });
+      return { items, duplicates: skipped.length, skipped };
+    });
+  }
+
+  /**
+   * The requester takes back a request that still waits: it is rejected as cancelled, by them. 404 for an
+   * unknown id or another user's request (unless `anyone`: an admin), 409 once it was decided.
+   */
+  async cancelRequest(id: string, decider: Decider, anyone: boolean): Promise<QueueItem> {
+    return this.unitOfWork.mutate((emit) => {
+      const item = this.queue.get(id);
+      if (!item?.requested_by || (!anyone && item.requested_by !== decider.by)) throw new NotFoundError('request', id);
+      if (item.status !== 'pending') throw new ConflictError(`request "${id}" was ${item.status === 'approved' ? 'approved' : 'declined'} already; only a waiting request can be cancelled`, { id, current_status: item.status });
+      return this.apply(emit, item, 'rejected', { ...decider, cancelled: true, reason: item.requested_by === decider.by ? 'cancelled by the requester' : `cancelled by ${decider.by ?? 'an admin'}` });
     });
   }
 
@@ -232,9 +297,9 @@ export class QueueService {
     return this.queue.nextWithoutMbid(after);
   }
 
-  /** Counts for the dashboard. */
-  pendingCount(): number {
-    return this.queue.count('pending');
+  /** Counts for the dashboard: every pending item, or those of one source (`request`: requests waiting for an admin). */
+  pendingCount(source?: string): number {
+    return this.queue.count('pending', source);
   }
 
   private listPending(filter: PendingFilter & { limit: number; offset: number }): Page {
@@ -247,8 +312,9 @@ export class QueueService {
   private apply(emit: Emit, item: QueueItem, decision: Decision, decider: Decider): QueueItem {
     const decidedAt = this.timestamp();
     const by = decider.by === undefined ? {} : { decided_by: decider.by };
-    const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...by, decided_via: decider.via };
-    const event = { ...eventDataOf(item), ...by, decided_via: decider.via };
+    const declined = decision === 'rejected' ? { ...(decider.reason === undefined ? {} : { decline_reason: decider.reason }), ...(decider.cancelled ? { cancelled: true } : {}) } : {};
+    const decided: QueueItem & { status: Decision } = { ...item, status: decision, decided_at: decidedAt, ...by, decided_via: decider.via, ...declined };
+    const event = { ...eventDataOf(item), ...by, decided_via: decider.via, ...(declined.decline_reason === undefined ? {} : { decline_reason: declined.decline_reason }) };
     if (decision === 'approved') {
       // Owned already (the library synced while it waited): approved, but nothing to download.
       if (this.library.owns(item)) decided.in_library = true;
@@ -256,13 +322,22 @@ export class QueueService {
         // An album added to the wishlist directly while it waited here is already wanted: no second download.
         const wanted = this.wishlist.findWanted(item);
         decided.wishlist_id = wanted ?? this.newId();
-        if (wanted === undefined) this.wishlist.insertWaiting(wishlistItemFrom(item, { id: decided.wishlist_id, added_at: decidedAt, queue_id: item.id }));
+        if (wanted === undefined) {
+          const requestedBy = item.requested_by === undefined ? {} : { requested_by: item.requested_by };
+          this.wishlist.insertWaiting(wishlistItemFrom(item, { id: decided.wishlist_id, added_at: decidedAt, queue_id: item.id, ...requestedBy }));
+        }
       }
     }
     this.queue.decide(decided);
     // A chat bot answers "already in your library" from the event alone (CONTRACT §7: queue_approved gains in_library).
     emit(decision === 'approved' ? 'queue_approved' : 'queue_rejected', decision === 'approved' ? { ...event, in_library: decided.in_library === true } : event);
     return decided;
+  }
+
+  /** A match that is someone's request names them (the route shows it only to those who may read everything). */
+  private withRequester(match: DuplicateOf): DuplicateOf {
+    const requestedBy = match.in === 'queue' ? this.queue.get(match.id)?.requested_by : match.in === 'wishlist' ? this.wishlist.get(match.id)?.requested_by : undefined;
+    return requestedBy === undefined ? match : { ...match, requested_by: requestedBy };
   }
 
   private duplicateOf(candidate: Candidate): DuplicateOf | undefined {

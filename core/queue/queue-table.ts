@@ -46,10 +46,11 @@ export class QueueTable {
   constructor(private readonly store: Store) {
     const db = store.db;
     this.statements = {
-      insert: db.prepare(`INSERT INTO queue_items (id, status, source, added_at, score, year, name_sort, search_text, mbid, name_key, decided_seq, record)
-        VALUES (@id, @status, @source, @added_at, @score, @year, @name_sort, @search_text, @mbid, @name_key, @decided_seq, @record)`),
+      insert: db.prepare(`INSERT INTO queue_items (id, status, source, added_at, score, year, name_sort, search_text, mbid, name_key, decided_seq, requested_by, auto_approved_at, record)
+        VALUES (@id, @status, @source, @added_at, @score, @year, @name_sort, @search_text, @mbid, @name_key, @decided_seq, @requested_by, @auto_approved_at, @record)`),
       update: db.prepare(`UPDATE queue_items SET status = @status, source = @source, added_at = @added_at, score = @score, year = @year,
-        name_sort = @name_sort, search_text = @search_text, mbid = @mbid, name_key = @name_key, decided_seq = @decided_seq, record = @record WHERE id = @id`),
+        name_sort = @name_sort, search_text = @search_text, mbid = @mbid, name_key = @name_key, decided_seq = @decided_seq, requested_by = @requested_by,
+        auto_approved_at = @auto_approved_at, record = @record WHERE id = @id`),
       get: db.prepare('SELECT record FROM queue_items WHERE id = ?').pluck(),
       statusOf: db.prepare('SELECT status FROM queue_items WHERE id = ?').pluck(),
       nextDecision: db.prepare('SELECT coalesce(max(decided_seq), 0) + 1 FROM queue_items').pluck(),
@@ -57,7 +58,8 @@ export class QueueTable {
       // name), where setting every column rewrote them all. The other columns must still match the record.
       decide: db.prepare(`UPDATE queue_items SET status = @status, decided_seq = @decided_seq, record = @record
         WHERE id = @id AND status = 'pending' AND source = @source AND added_at = @added_at AND score IS @score AND year = @year
-        AND name_sort = @name_sort AND search_text = @search_text AND mbid IS @mbid AND name_key IS @name_key`),
+        AND name_sort = @name_sort AND search_text = @search_text AND mbid IS @mbid AND name_key IS @name_key
+        AND requested_by IS @requested_by AND auto_approved_at IS @auto_approved_at`),
       count: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ?').pluck(),
       countOfSource: db.prepare('SELECT coalesce(sum(n), 0) FROM queue_counts WHERE status = ? AND source = ?').pluck(),
       sources: db.prepare("SELECT source AS name, n AS pending FROM queue_counts WHERE status = 'pending' AND n > 0"),
@@ -68,6 +70,7 @@ export class QueueTable {
       // Keyset paging: the index on (status, decided_seq) is entered at the cursor, so a page 450,000 decisions deep
       // costs what the first one does (OFFSET walks every row it skips).
       decidedBefore: db.prepare('SELECT decided_seq AS seq, record FROM queue_items INDEXED BY queue_decided WHERE status = ? AND decided_seq IS NOT NULL AND decided_seq < ? ORDER BY decided_seq DESC LIMIT ?'),
+      autoApprovedSince: db.prepare('SELECT count(*) FROM queue_items INDEXED BY queue_auto_approved WHERE requested_by = ? AND auto_approved_at >= ?').pluck(),
       pendingByMbid: db.prepare("SELECT id FROM queue_items INDEXED BY queue_by_mbid WHERE mbid = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       pendingByName: db.prepare("SELECT id FROM queue_items INDEXED BY queue_by_name_key WHERE name_key = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       decidedByMbid: db.prepare('SELECT id, status FROM queue_items INDEXED BY queue_by_mbid WHERE mbid = ? AND decided_seq IS NOT NULL ORDER BY decided_seq DESC LIMIT 1'),
@@ -130,6 +133,11 @@ export class QueueTable {
     const items = page.map((row) => JSON.parse(row.record) as QueueItem);
     const last = rows.length > limit ? page.at(-1) : undefined;
     return { items, total: this.count(status), ...(last ? { nextBefore: last.seq } : {}) };
+  }
+
+  /** How many of `user`'s requests the auto-approve rule let through since `since` (ms): their quota's use. */
+  autoApprovedSince(user: string, since: number): number {
+    return Number(this.statements.autoApprovedSince.get(user, since));
   }
 
   /** The pending item for this album, by mbid first, else by name. */
@@ -207,6 +215,9 @@ function rowOf(item: QueueItem, decidedSeq: number | null): Record<string, strin
     mbid: item.mbid?.toLowerCase() ?? null,
     name_key: nameKeyOf(item) ?? null,
     decided_seq: decidedSeq,
+    requested_by: item.requested_by ?? null,
+    // A request the auto-approve rule let through counts against its requester's quota from when it was made.
+    auto_approved_at: item.auto_approved === true ? Date.parse(item.added_at) : null,
     record: JSON.stringify(item),
   };
 }

@@ -9,7 +9,7 @@ import type { ReleaseGroupDetails } from './release-group-details.js';
 export function releaseGroupRoutes(details: ReleaseGroupDetails): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/release-groups/:mbid', tag: 'metadata', access: 'viewer', errors: [404, 503],
+      method: 'get', path: '/release-groups/:mbid', tag: 'metadata', access: ['read', 'request'], errors: [404, 503],
       summary: 'A release group with its tracks and links to MusicBrainz, ListenBrainz, Last.fm and a Bandcamp search',
       description:
         "The tracks are those of the group's earliest official release with the track count most of its releases share " +

@@ -7,7 +7,7 @@ import { SearchQuery, SearchResults } from './search.schema.js';
 export function searchRoutes(search: ReleaseGroupSearch): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/search', tag: 'metadata', access: 'viewer', errors: [503],
+      method: 'get', path: '/search', tag: 'metadata', access: ['read', 'request'], errors: [503],
       summary: 'Release groups on MusicBrainz, each marked in_library, queued, wishlisted or rejected',
       description:
         'Searches MusicBrainz release groups whose title or artist matches `q` ("Low" lists albums by Low and albums ' +

@@ -26,13 +26,13 @@ export function sourceRoutes(deps: { runner: SourceRunner; schedule: SourceSched
   };
   return [
     route({
-      method: 'get', path: '/sources', tag: 'sources', access: 'viewer',
+      method: 'get', path: '/sources', tag: 'sources', access: 'read',
       summary: 'Configured discovery sources with their last run, the run in progress and the next one',
       response: SourceList,
       handle: async () => ({ items: await Promise.all(runner.list().map((source) => view(source.name))) }),
     }),
     route({
-      method: 'post', path: '/sources/:name/run', tag: 'sources', access: 'approver', status: 202, errors: [404, 409, 503],
+      method: 'post', path: '/sources/:name/run', tag: 'sources', access: 'decide', status: 202, errors: [404, 409, 503],
       summary: 'Run a source now; 409 while it runs (with the running job) or when it is disabled',
       params: Type.Object({ name: SourceName }),
       response: SourceRunStarted,

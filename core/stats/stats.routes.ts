@@ -23,13 +23,13 @@ export interface StatsDeps {
 export function statsRoutes(deps: StatsDeps): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/stats', tag: 'meta', access: 'viewer',
+      method: 'get', path: '/stats', tag: 'meta', access: 'read',
       summary: 'Counts for the dashboard: pending queue, wishlist and downloads by state, last library sync, recent events, plugin health',
       response: Stats,
       handle: async () => {
         const health = await deps.plugins.health(HEALTH_BUDGET_MS);
         return {
-          queue: { pending: deps.queue.pendingCount() },
+          queue: { pending: deps.queue.pendingCount(), requests_pending: deps.queue.pendingCount('request') },
           wishlist: deps.wishlist.counts(),
           downloads: deps.downloads.counts(),
           last_sync: deps.library.lastSync() ?? null,

@@ -19,7 +19,7 @@ const PluginHealth = Type.Object({
 /** `GET /stats`: everything the dashboard shows, in one answer. */
 export const Stats = Type.Object(
   {
-    queue: Type.Object({ pending: count('pending candidates') }),
+    queue: Type.Object({ pending: count('pending candidates'), requests_pending: count('of those, requests waiting for an admin (the nav\'s Requests count)') }),
     wishlist: Type.Object({
       wanted: count('waiting for a download'),
       downloading: count('being downloaded'),

@@ -27,7 +27,7 @@ export function releaseFieldsOf(source: Readonly<WishlistSource>): Pick<Wishlist
 }
 
 /** A new `wanted` wishlist item for `source`, copying only the fields it has. */
-export function wishlistItemFrom(source: WishlistSource, fields: { id: string; added_at: string; queue_id?: string }): WishlistItem {
+export function wishlistItemFrom(source: WishlistSource, fields: { id: string; added_at: string; queue_id?: string; requested_by?: string }): WishlistItem {
   return {
     id: fields.id,
     artist: source.artist,
@@ -36,5 +36,6 @@ export function wishlistItemFrom(source: WishlistSource, fields: { id: string; a
     status: 'wanted',
     added_at: fields.added_at,
     ...(fields.queue_id !== undefined ? { queue_id: fields.queue_id } : {}),
+    ...(fields.requested_by !== undefined ? { requested_by: fields.requested_by } : {}),
   };
 }

@@ -17,6 +17,7 @@ export const WishlistItem = Type.Object(
     added_at: Type.String(),
     download_path: Type.Optional(Type.String()),
     queue_id: Type.Optional(Type.String({ description: 'the queue item it was approved from' })),
+    requested_by: Type.Optional(Type.String({ description: 'the user whose request it was approved from' })),
     not_before: Type.Optional(Type.String({ description: 'no download attempt before this time (after a search found nothing)' })),
     download_state: Type.Optional(Type.Union([Type.Literal('queued'), Type.Literal('searching'), Type.Literal('downloading')], {
       description: 'in answers only, while status is downloading: the state of its download, the word GET /downloads uses (queued: handed to the client, no files yet)',

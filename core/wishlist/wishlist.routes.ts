@@ -13,7 +13,7 @@ const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$
 export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadService, intake: ProposalIntake): RouteSpec[] {
   return [
     route({
-      method: 'get', path: '/wishlist', tag: 'wishlist', access: 'viewer',
+      method: 'get', path: '/wishlist', tag: 'wishlist', access: 'read',
       summary: 'Wishlist items: those with a download (newest first), then those waiting for one (most recently added first)',
       query: Type.Object(
         {
@@ -27,7 +27,7 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
       handle: ({ query }) => wishlist.list(query),
     }),
     route({
-      method: 'post', path: '/wishlist', tag: 'wishlist', access: 'approver', status: 201, errors: [409, 503],
+      method: 'post', path: '/wishlist', tag: 'wishlist', access: 'decide', status: 201, errors: [409, 503],
       summary: 'Add an item straight to the wishlist',
       description: 'Given only `mbid` (a MusicBrainz release group), artist, album and year are filled from MusicBrainz first.',
       body: ProposedCandidate,
@@ -39,7 +39,7 @@ export function wishlistRoutes(wishlist: WishlistService, downloads: DownloadSer
       },
     }),
     route({
-      method: 'delete', path: '/wishlist/:id', tag: 'wishlist', access: 'approver', errors: [404],
+      method: 'delete', path: '/wishlist/:id', tag: 'wishlist', access: 'decide', errors: [404],
       summary: 'Remove an item from the wishlist (cancels its download)',
       params: Type.Object({ id: Id }),
       handle: async ({ params }) => {

@@ -6,7 +6,7 @@ import { SessionStore } from './session-store.js';
 
 const Config = Type.Object(
   {
-    username: Type.String({ minLength: 1, description: 'the one user who may sign in (role admin)' }),
+    username: Type.String({ minLength: 1, description: 'the first admin; the other users are added in the UI (Users)' }),
     password: Type.Optional(Type.String({ minLength: 1, description: 'the password in plain text (logs a warning at startup; prefer password_hash)' })),
     password_hash: Type.Optional(Type.String({ pattern: '^\\$scrypt\\$', description: 'scrypt PHC hash of the password, as printed by crateflow hash-password' })),
     display_name: Type.Optional(Type.String({ minLength: 1, description: 'shown in the UI instead of the username' })),
@@ -37,7 +37,7 @@ export default definePlugin({
     }
     return problems;
   },
-  create({ config, log, storage, clock }) {
+  create({ config, log, storage, clock, accounts }) {
     if (config.password !== undefined) {
       log.warn('ui.auth.password is written in plain text; store a hash instead (crateflow hash-password → ui.auth.password_hash)');
     }
@@ -50,6 +50,12 @@ export default definePlugin({
       role: 'admin',
       via,
     });
+
+    // config.yaml's user first, then the local accounts an admin added (sdk 1.6; older servers have none).
+    const check = async (username: string, password: string, via: Identity['via']): Promise<Identity | null> => {
+      if (username === config.username) return (await credentials.matches(username, password)) ? identity(via) : null;
+      return (await accounts?.check(username, password, via)) ?? null;
+    };
 
     return {
       type: 'basic',
@@ -64,18 +70,22 @@ export default definePlugin({
       },
       async authenticate(req: AuthRequest): Promise<Identity | null> {
         const basic = basicCredentials(req.headers.authorization);
-        if (basic) return (await credentials.matches(basic.username, basic.password)) ? identity('basic') : null;
+        if (basic) return check(basic.username, basic.password, 'basic');
         if (!req.session_token) return null;
-        // A session of another username (the config changed since) is not this account's.
-        return (await sessions.user(req.session_token)) === config.username ? identity('session') : null;
+        const session = await sessions.user(req.session_token);
+        if (!session) return null;
+        if (session.user === config.username) return identity('session');
+        // A local account's session ends when the account is disabled, deleted, or its password reset after sign-in.
+        return accounts?.identityOf(session.user, session.signedInAt, 'session') ?? null;
       },
       async login({ username, password }, req) {
-        if (!(await credentials.matches(username, password))) {
+        const signedIn = await check(username, password, 'session');
+        if (!signedIn) {
           log.info({ client: req.client_address ?? req.peer_address }, 'failed login');
           return null;
         }
-        const sessionToken = await sessions.create(config.username);
-        return { session_token: sessionToken, identity: identity('session'), max_age_s: config.session_max_days * 86_400 };
+        const sessionToken = await sessions.create(signedIn.name);
+        return { session_token: sessionToken, identity: signedIn, max_age_s: config.session_max_days * 86_400 };
       },
       async logout(sessionToken) {
         await sessions.end(sessionToken);

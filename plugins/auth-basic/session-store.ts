@@ -33,8 +33,8 @@ export class SessionStore {
     return token;
   }
 
-  /** The user of a live session, refreshing its idle timer; undefined when unknown or expired (and then removed). */
-  async user(token: string): Promise<string | undefined> {
+  /** The user of a live session and when it signed in, refreshing its idle timer; undefined when unknown or expired (and then removed). */
+  async user(token: string): Promise<{ user: string; signedInAt: number } | undefined> {
     const key = keyOf(token);
     const session = asSession(this.storage.get(key));
     if (!session) return undefined;
@@ -46,7 +46,7 @@ export class SessionStore {
     if (now - session.last_seen_at > Math.min(60_000, this.limits.idleMs / 10)) {
       await this.storage.set(key, { ...session, last_seen_at: now });
     }
-    return session.user;
+    return { user: session.user, signedInAt: session.created_at };
   }
 
   async end(token: string): Promise<void> {

@@ -18,6 +18,8 @@ interface PayloadData {
   in_library?: boolean;
   decided_by?: string;
   decided_via?: string;
+  requested_by?: string;
+  decline_reason?: string;
   /** queue_added, when the server issues decision links: added to each attempt's body, never stored. */
   decide_url?: string;
 }
@@ -25,7 +27,8 @@ interface PayloadData {
 /**
  * Builds the specification's payload for an event: `data` carries `artist`, `album` and `mbid` when known,
  * `download_path` only for `download_completed`, `id` only for this project's `queue_added` (its `decide_url` is
- * added as it is sent: decision-link-body.ts), `decided_by`/`decided_via` on decisions, and `title` with
+ * added as it is sent: decision-link-body.ts), `decided_by`/`decided_via` on decisions, `requested_by` on events about a request, `decline_reason` on a
+ * declined one, and `title` with
  * `type: "track"` only for track items (the four specified events about albums keep exactly the fields the
  * specification lists).
  */
@@ -43,6 +46,9 @@ export function buildPayload(event: DomainEvent): WebhookPayload {
     if (event.data.decided_by !== undefined) data.decided_by = event.data.decided_by;
     if (event.data.decided_via !== undefined) data.decided_via = event.data.decided_via;
   }
+  // Additions (CONTRACT §7): the requester of a request, on every event about it; a decline's reason.
+  if (event.data.requested_by !== undefined) data.requested_by = event.data.requested_by;
+  if (event.type === 'queue_rejected' && event.data.decline_reason !== undefined) data.decline_reason = event.data.decline_reason;
   // Additions (CONTRACT §6): a track item's events name the track; album events are unchanged.
   if (event.data.type === 'track') {
     data.type = 'track';

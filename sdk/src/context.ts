@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import type { LocalAccounts } from './local-accounts.js';
 import type { DecisionLinks } from './decision-links.js';
 import type { HttpClient } from './http-client.js';
 import type { Logger } from './logger.js';
@@ -48,4 +49,9 @@ export interface PluginContext<C> {
    * address people reach). Older servers, and servers without one, leave it out: feature-detect.
    */
   readonly decisionLinks?: DecisionLinks;
+  /**
+   * The local accounts an admin manages (sdk 1.6), for auth plugins that check passwords. Older servers leave it
+   * out: feature-detect.
+   */
+  readonly accounts?: LocalAccounts;
 }

@@ -52,6 +52,8 @@ export const DomainEvent = Type.Object({
     in_library: Type.Optional(Type.Boolean({ description: 'queue_approved only: the library already had the album, so nothing is downloaded (an addition)' })),
     decided_by: Type.Optional(Type.String({ description: 'queue_approved and queue_rejected: who decided (a user or key name, or "link"); absent when auth is disabled (an addition)' })),
     decided_via: Type.Optional(Type.String({ description: 'queue_approved and queue_rejected: through which channel ("web", "api", or where a decision link was sent) (an addition)' })),
+    requested_by: Type.Optional(Type.String({ description: 'events about a request: the user who requested the album (an addition, sdk 1.6)' })),
+    decline_reason: Type.Optional(Type.String({ description: 'queue_rejected: the reason the admin gave when declining (an addition, sdk 1.6)' })),
   }),
 });
 export type DomainEvent = Static<typeof DomainEvent>;
@@ -138,10 +140,30 @@ export const LibraryAlbum = Type.Object({
 export type LibraryAlbum = Static<typeof LibraryAlbum>;
 
 /**
- * A role a request can hold. `admin` ⊃ `approver` ⊃ `viewer`.
+ * A role a request can hold (sdk 1.6 adds `requester`). What each may do is a set of scopes (ROLE_SCOPES):
+ * `admin` everything; `approver` reads, requests and decides; `requester` searches and requests albums and follows
+ * their own requests; `viewer` reads.
  *
  * @example
  * return { name: user, groups: [], via: 'proxy', role: 'viewer' };
  */
-export const Role = Type.Union([Type.Literal('admin'), Type.Literal('approver'), Type.Literal('viewer')]);
+export const Role = Type.Union([Type.Literal('admin'), Type.Literal('approver'), Type.Literal('requester'), Type.Literal('viewer')]);
 export type Role = Static<typeof Role>;
+
+/**
+ * What a caller may do (sdk 1.6): `read` everything, `request` albums (and follow one's own requests), `decide`
+ * queue items, `admin` the service. An API key carries a subset of its user's scopes.
+ *
+ * @example
+ * const canDecide = identity.scopes?.includes('decide') ?? true;
+ */
+export const Scope = Type.Union([Type.Literal('read'), Type.Literal('request'), Type.Literal('decide'), Type.Literal('admin')]);
+export type Scope = Static<typeof Scope>;
+
+/** The scopes each role grants. */
+export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
+  admin: ['read', 'request', 'decide', 'admin'],
+  approver: ['read', 'request', 'decide'],
+  requester: ['request'],
+  viewer: ['read'],
+};

@@ -2,10 +2,12 @@ import type { Identity } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../route.js';
 import type { RequestAuthenticator } from '../../auth/request-authenticator.js';
 import { AuthInfo } from './auth.schema.js';
+import { SCOPE_ORDER } from '../../auth/access.js';
 
 /** The public description of who a request is: no secrets, no session token. */
 export function authInfoOf(authenticator: RequestAuthenticator, identity: Identity | null, shown: { logoutUrl?: string; notice?: string } = {}) {
-  const role = identity ? authenticator.roleOf(identity) : undefined;
+  const grant = identity ? authenticator.grantOf(identity) : undefined;
+  const role = grant?.role;
   return {
     ...(shown.logoutUrl !== undefined ? { logout_url: shown.logoutUrl } : {}),
     ...(shown.notice !== undefined ? { notice: shown.notice } : {}),
@@ -19,6 +21,8 @@ export function authInfoOf(authenticator: RequestAuthenticator, identity: Identi
           ...(identity.email ? { email: identity.email } : {}),
           groups: identity.groups,
           ...(role ? { role } : {}),
+          scopes: SCOPE_ORDER.filter((scope) => grant?.scopes.has(scope)),
+          ...(grant?.disabled ? { disabled: true } : {}),
         }
       : null,
   };

@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
+import { Scope } from '@crateflow/sdk';
 
 const AuthUser = Type.Object({
   name: Type.String(),
   display_name: Type.Optional(Type.String()),
   email: Type.Optional(Type.String()),
   groups: Type.Array(Type.String()),
-  role: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String({ description: 'admin, approver, requester or viewer (absent: none, so the user may do nothing)' })),
+  scopes: Type.Array(Scope, { description: 'what the user may do: read, request, decide, admin' }),
+  disabled: Type.Optional(Type.Boolean({ description: 'true: an admin disabled the account' })),
 });
 
 /** `GET /auth/info` and `POST /auth/login`: how the server authenticates, and who the request is. */

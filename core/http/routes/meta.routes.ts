@@ -26,7 +26,7 @@ export function metaRoutes(deps: { plugins: LoadedPlugins; openApi: () => Record
       handle: () => deps.openApi(),
     }),
     route({
-      method: 'get', path: '/plugins', tag: 'meta', access: 'viewer',
+      method: 'get', path: '/plugins', tag: 'meta', access: 'read',
       summary: 'Loaded plugins with kind, version and health',
       response: Type.Object({ items: Type.Array(PluginInfo) }),
       handle: async () => {

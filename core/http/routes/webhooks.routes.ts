@@ -27,7 +27,7 @@ export function webhookRoutes(deps: { webhooks: GuardedWebhookAdmin }): RouteSpe
   const admin = deps.webhooks;
   return [
     route({
-      method: 'get', path: '/webhooks', tag: 'webhooks', access: 'viewer',
+      method: 'get', path: '/webhooks', tag: 'webhooks', access: 'read',
       summary: 'Configured webhooks (secrets are never included)',
       response: WebhookTargetList,
       errors: [503],
@@ -49,7 +49,7 @@ export function webhookRoutes(deps: { webhooks: GuardedWebhookAdmin }): RouteSpe
       },
     }),
     route({
-      method: 'get', path: '/webhooks/deliveries', tag: 'webhooks', access: 'viewer',
+      method: 'get', path: '/webhooks/deliveries', tag: 'webhooks', access: 'read',
       summary: 'The delivery log, newest first: each delivery with every attempt (time, status code or error, duration, next retry)',
       query: DeliveryQuery,
       response: WebhookDeliveryPage,

@@ -1,4 +1,4 @@
-import type { Role } from '../records.js';
+import type { Role, Scope } from '../records.js';
 import type { PluginLifecycle } from './plugin-lifecycle.js';
 
 /**
@@ -44,6 +44,8 @@ export interface Identity {
   email?: string;
   groups: string[];
   role?: Role;
+  /** Narrows what the identity may do below its role's scopes (an API key's `scopes`, sdk 1.6). */
+  scopes?: readonly Scope[];
   via: 'session' | 'basic' | 'proxy' | 'api-key';
 }
 

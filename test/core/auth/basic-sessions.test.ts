@@ -47,12 +47,12 @@ describe('basic mode: login sessions', () => {
     const app = await start(t);
     const response = await login(app);
     assert.equal(response.status, 200);
-    assert.deepEqual(jsonOf(response), { enabled: true, type: 'basic', authenticated: true, user: { name: 'admin', groups: [], role: 'admin' } });
+    assert.deepEqual(jsonOf(response), { enabled: true, type: 'basic', authenticated: true, user: { name: 'admin', groups: [], role: 'admin', scopes: ['read', 'request', 'decide', 'admin'] } });
     assert.match(sessionCookie(response), /^crateflow_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000$/);
     const cookie = cookieOf(response);
     assert.equal((await send(app, 'GET', '/api/v1/plugins', { headers: { cookie } })).status, 200);
     const info = jsonOf(await send(app, 'GET', '/api/v1/auth/info', { headers: { cookie } }));
-    assert.deepEqual(info, { enabled: true, type: 'basic', authenticated: true, user: { name: 'admin', groups: [], role: 'admin' } });
+    assert.deepEqual(info, { enabled: true, type: 'basic', authenticated: true, user: { name: 'admin', groups: [], role: 'admin', scopes: ['read', 'request', 'decide', 'admin'] } });
   });
 
   it('marks the cookie Secure only when https is proven: TLS, or X-Forwarded-Proto from a trusted proxy', async (t) => {

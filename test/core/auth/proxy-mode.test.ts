@@ -22,7 +22,7 @@ describe('proxy mode', () => {
       enabled: true,
       type: 'proxy',
       authenticated: true,
-      user: { name: 'alice', display_name: 'Alice Liddell', email: 'alice@example.com', groups: ['music-admins', 'music'], role: 'admin' },
+      user: { name: 'alice', display_name: 'Alice Liddell', email: 'alice@example.com', groups: ['music-admins', 'music'], role: 'admin', scopes: ['read', 'request', 'decide', 'admin'] },
     });
   });
 

@@ -1,0 +1,33 @@
+import { ROLE_SCOPES, type Role, type Scope } from '@crateflow/sdk';
+
+/**
+ * Who may call a route: `public` (no credentials), one scope, or a list of scopes any one of which is enough
+ * (`['read', 'request']`: a viewer reads search results, a requester searches to request).
+ */
+export type Access = 'public' | Scope | readonly Scope[];
+
+/** Scopes in the order they are named to people (and in /auth/info). */
+export const SCOPE_ORDER: readonly Scope[] = ['read', 'request', 'decide', 'admin'];
+
+/** The scopes a caller holds: those of its roles, narrowed to `narrowedTo` (an API key's scopes) when given. */
+export function scopesOf(roles: readonly Role[], narrowedTo?: readonly Scope[]): ReadonlySet<Scope> {
+  const granted = new Set(roles.flatMap((role) => ROLE_SCOPES[role]));
+  if (narrowedTo === undefined) return granted;
+  return new Set(narrowedTo.filter((scope) => granted.has(scope)));
+}
+
+/** Whether scopes satisfy a route's access (public routes are always allowed). */
+export function allows(access: Access, scopes: ReadonlySet<Scope>): boolean {
+  if (access === 'public') return true;
+  const anyOf: readonly Scope[] = typeof access === 'string' ? [access] : access;
+  return anyOf.some((scope) => scopes.has(scope));
+}
+
+/** The access in words for problems and the OpenAPI document: "the scope `read` or `request`". */
+export function describeAccess(access: Exclude<Access, 'public'>): string {
+  const anyOf: readonly Scope[] = typeof access === 'string' ? [access] : access;
+  return `the scope ${anyOf.map((scope) => `\`${scope}\``).join(' or ')}`;
+}
+
+/** Every scope, for a caller nothing restricts (authentication disabled, nobody signed in). */
+export const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPE_ORDER);

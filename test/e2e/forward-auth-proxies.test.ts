@@ -88,6 +88,8 @@ async function deploy(): Promise<Deployment> {
       'bob-1fa': { user: 'bob', groups: ['music'], name: 'Bob', email: 'bob@example.com', twoFactor: false },
       'bob-2fa': { user: 'bob', groups: ['music'], name: 'Bob', email: 'bob@example.com', twoFactor: true },
       'carol-2fa': { user: 'carol', groups: [], name: 'Carol', twoFactor: true },
+      'dora-2fa': { user: 'dora', groups: ['music-family'], name: 'Dora', twoFactor: true },
+      'erin-2fa': { user: 'erin', groups: ['music-family'], name: 'Erin', twoFactor: true },
     },
   });
   const app = await startApp({ config: await crateflowConfig() });
@@ -162,6 +164,19 @@ for (const proxy of PROXIES) {
       rawRequest(`https://127.0.0.1:${port}${path}`, { servername: host, headers: { host: `${host}:${port}`, ...headers } });
     const json = { accept: 'application/json' };
     const page = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const signedIn = (session: string): Record<string, string> => ({ ...json, cookie: `authelia_session=${session}` });
+    /** A UI action (JSON POST from the page, Origin included) by the user of a session. */
+    const act = (session: string, path: string, body: unknown): Promise<RawResponse> => rawRequest(`https://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      servername: SITE,
+      headers: { host: `${SITE}:${port}`, origin: `https://${SITE}:${port}`, 'content-type': 'application/json', ...signedIn(session) },
+      body: JSON.stringify(body),
+    });
+    const requestsOf = async (session: string, query = ''): Promise<unknown[]> => {
+      const response = await via(SITE, `/api/v1/requests${query}`, signedIn(session));
+      assert.equal(response.status, 200, response.text);
+      return list(field(jsonOf(response), 'items'));
+    };
 
     before(async () => {
       d = await deploy();
@@ -196,7 +211,7 @@ for (const proxy of PROXIES) {
 
     it('lets the service see the user and groups of a session', async () => {
       const info = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, cookie: 'authelia_session=alice-2fa' }));
-      assert.deepEqual(field(info, 'user'), { name: 'alice', display_name: 'Alice Liddell', email: 'alice@example.com', groups: ['music-admins', 'music'], role: 'admin' });
+      assert.deepEqual(field(info, 'user'), { name: 'alice', display_name: 'Alice Liddell', email: 'alice@example.com', groups: ['music-admins', 'music'], role: 'admin', scopes: ['read', 'request', 'decide', 'admin'] });
       assert.equal((await via(SITE, '/api/v1/queue/pending', { ...json, cookie: 'authelia_session=alice-2fa' })).status, 200);
       assert.equal((await via(SITE, '/queue', { ...page, cookie: 'authelia_session=bob-1fa' })).status, 302, 'the UI needs two factors');
       assert.equal((await via(SITE, '/api/v1/queue/pending', { ...json, cookie: 'authelia_session=bob-1fa' })).status, 401, 'and so does the API the UI calls');
@@ -215,11 +230,49 @@ for (const proxy of PROXIES) {
       assert.equal(added.status, 201, added.text);
     });
 
+    it('gives a household group the requester role: requests are recorded as theirs, they see only their own and cannot decide', async () => {
+      const info = jsonOf(await via(SITE, '/api/v1/auth/info', signedIn('dora-2fa')));
+      assert.deepEqual(field(info, 'user'), { name: 'dora', display_name: 'Dora', groups: ['music-family'], role: 'requester', scopes: ['request'] });
+      const asked = await act('dora-2fa', '/api/v1/queue', { artist: 'Low', album: 'Things We Lost in the Fire', note: 'for the car' });
+      assert.equal(asked.status, 201, asked.text);
+      const item = list(field(jsonOf(asked), 'items'))[0];
+      assert.deepEqual([field(item, 'requested_by'), field(item, 'source'), field(item, 'status'), field(item, 'note')], ['dora', 'request', 'pending', 'for the car']);
+      const other = await act('erin-2fa', '/api/v1/queue', { artist: 'Yo La Tengo', album: 'Painful' });
+      assert.equal(other.status, 201, other.text);
+      const erins = field(list(field(jsonOf(other), 'items'))[0], 'id');
+      for (const query of ['', '?user=erin']) {
+        const own = await requestsOf('dora-2fa', query);
+        assert.ok(own.some((r) => field(r, 'id') === field(item, 'id') && field(r, 'status') === 'requested'), JSON.stringify(own));
+        assert.ok(own.every((r) => field(r, 'requested_by') === 'dora'), `only dora's requests (${query || 'no query'}): ${JSON.stringify(own)}`);
+      }
+      assert.ok((await requestsOf('alice-2fa')).some((r) => field(r, 'id') === erins), 'the other requester\'s request exists');
+      const queue = await via(SITE, '/api/v1/queue/pending', signedIn('dora-2fa'));
+      assert.equal(queue.status, 403, queue.text);
+      assert.match(String(queue.headers['content-type']), /^application\/problem\+json/);
+      assert.equal((await act('dora-2fa', `/api/v1/queue/${String(field(item, 'id'))}/approve`, {})).status, 403, 'no approving one\'s own request');
+    });
+
+    it('lets an admin-group user decline a request with a reason that the requester then reads', async () => {
+      const asked = await act('dora-2fa', '/api/v1/queue', { artist: 'Talk Talk', album: 'Spirit of Eden' });
+      assert.equal(asked.status, 201, asked.text);
+      const id = String(field(list(field(jsonOf(asked), 'items'))[0], 'id'));
+      const seenByAdmin = (await requestsOf('alice-2fa')).find((r) => field(r, 'id') === id);
+      assert.deepEqual([field(seenByAdmin, 'requested_by'), field(seenByAdmin, 'status')], ['dora', 'requested']);
+      const declined = await act('alice-2fa', `/api/v1/queue/${id}/reject`, { reason: 'we have the remaster on vinyl' });
+      assert.equal(declined.status, 200, declined.text);
+      const seenByRequester = (await requestsOf('dora-2fa')).find((r) => field(r, 'id') === id);
+      assert.deepEqual([field(seenByRequester, 'status'), field(seenByRequester, 'decline_reason'), field(seenByRequester, 'decided_by')], ['declined', 'we have the remaster on vinyl', 'alice']);
+      assert.match(String(field(seenByRequester, 'status_text')), /we have the remaster on vinyl/);
+    });
+
     it('never lets a client-sent Remote-User reach the service as identity', async () => {
       const bob = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, ...FORGED, cookie: 'authelia_session=bob-2fa' }));
-      assert.deepEqual(field(bob, 'user'), { name: 'bob', display_name: 'Bob', email: 'bob@example.com', groups: ['music'], role: 'approver' });
+      assert.deepEqual(field(bob, 'user'), { name: 'bob', display_name: 'Bob', email: 'bob@example.com', groups: ['music'], role: 'approver', scopes: ['read', 'request', 'decide'] });
       const carol = jsonOf(await via(SITE, '/api/v1/auth/info', { ...json, ...FORGED, cookie: 'authelia_session=carol-2fa' }));
-      assert.deepEqual(field(carol, 'user'), { name: 'carol', display_name: 'Carol', groups: [] }, 'an empty Remote-Groups answer is not filled in from the client');
+      assert.deepEqual(field(carol, 'user'), { name: 'carol', display_name: 'Carol', groups: [], scopes: [] }, 'an empty Remote-Groups answer is not filled in from the client');
+      const dora = jsonOf(await via(SITE, '/api/v1/auth/info', { ...FORGED, ...signedIn('dora-2fa') }));
+      assert.deepEqual(field(dora, 'user'), { name: 'dora', display_name: 'Dora', groups: ['music-family'], role: 'requester', scopes: ['request'] }, 'a requester stays one');
+      assert.equal((await via(SITE, '/api/v1/queue/pending', { ...FORGED, ...signedIn('dora-2fa') })).status, 403);
       const health = await via(SITE, '/health', FORGED);
       assert.equal(health.status, 200);
       const anonymous = jsonOf(await via(API_SITE, '/api/v1/auth/info', { ...json, ...FORGED }));
@@ -231,7 +284,7 @@ for (const proxy of PROXIES) {
       const response = await via(API_SITE, '/api/v1/queue/pending', { ...json, 'x-api-key': NODE_RED_KEY });
       assert.equal(response.status, 200);
       const info = jsonOf(await via(API_SITE, '/api/v1/auth/info', { ...json, authorization: `Bearer ${NODE_RED_KEY}` }));
-      assert.deepEqual(field(info, 'user'), { name: 'node-red', groups: [], role: 'approver' });
+      assert.deepEqual(field(info, 'user'), { name: 'node-red', groups: [], role: 'approver', scopes: ['read', 'request', 'decide'] });
     });
 
     it('lets a decision link through without a session: its page shows, and posting its form decides as "link"', async () => {

@@ -66,6 +66,7 @@ import { checkNotificationEntries } from './notifications/check-notification-ent
 import { NotificationDispatcher } from './notifications/notification-dispatcher.js';
 import { notificationChannels } from './notifications/notification-channels.js';
 import { RequestRules } from './requests/request-rules.js';
+import { LibraryTable } from './library/library-table.js';
 import { apiKeyRoutes } from './users/api-keys.routes.js';
 import { configAdminOf } from './users/config-admin.js';
 import { StoredApiKeys } from './users/stored-api-keys.js';
@@ -208,6 +209,8 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
     {
       store, queue: container.resolve(QueueService), links: decisionLinks, plugins, clock, log: log.child({ component: 'notifications' }), publicUrl,
       eachSources: config.sources.filter((source) => source.notify === 'each').map((source) => source.name), sendTimeoutMs: config.events.sink_timeout_ms,
+      requesterTarget: (user) => users.profileOf(user)?.notify,
+      inLibrary: (data) => container.resolve(LibraryTable).owns(data),
     },
     notificationChannels(config.notifications, plugins),
   );
@@ -218,7 +221,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const openApi = () => buildOpenApi(routes, { version, prefix: API_PREFIX, outside: [healthOperation] });
   routes.push(...authInfoRoutes({ authenticator, logoutUrl: config.ui.auth.logout_url, notice: config.ui.notice }), ...authRoutes({ authenticator }), ...authSessionRoutes({ authenticator }), ...metaRoutes({ plugins, openApi }), ...domainRoutes(container));
   routes.push(...approvalRoutes({ links: decisionLinks }));
-  routes.push(...userRoutes({ users, keys: storedKeys, rules: requestRules }), ...apiKeyRoutes({ keys: storedKeys, users, configured: config.ui.auth.api_keys }));
+  routes.push(...userRoutes({ users, keys: storedKeys, rules: requestRules, channels: config.notifications }), ...apiKeyRoutes({ keys: storedKeys, users, configured: config.ui.auth.api_keys }));
   routes.push(...webhookRoutes({ webhooks: new GuardedWebhookAdmin(webhookAdmin.provider, plugins, config.events.sink_timeout_ms, () => clock.now()) }));
   routes.push(
     ...statsRoutes({

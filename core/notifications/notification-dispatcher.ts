@@ -9,6 +9,7 @@ import type { QueueItem } from '../queue/queue-item.schema.js';
 import type { QueueService } from '../queue/queue-service.js';
 import type { Store } from '../storage/store.js';
 import { digestNotification, eventNotification, itemNotification } from './compose-notification.js';
+import { REQUEST_NEWS, requestNewsOf, requestNotification } from './request-news.js';
 import { NotificationOutboxTable, type OutboxRow } from './notification-outbox-table.js';
 
 /** A configured channel and the notifier plugin instance that sends to it. */
@@ -56,6 +57,10 @@ export class NotificationDispatcher implements EventRecorder {
       /** Sources whose candidates each get a message of their own (`notify: each`). */
       eachSources: readonly string[];
       sendTimeoutMs: number;
+      /** Where a user hears about their own requests (a channel and who on it), if anywhere. */
+      requesterTarget?: (user: string) => { channel: string; to: string } | undefined;
+      /** Whether the library has the album an event is about (read inside the change that fired it). */
+      inLibrary?: (data: DomainEvent['data']) => boolean;
     },
     channels: readonly NotificationChannel[],
   ) {
@@ -65,12 +70,14 @@ export class NotificationDispatcher implements EventRecorder {
   }
 
   accepts(type: EventType): boolean {
+    if (this.channels.size > 0 && REQUEST_NEWS.has(type)) return true;
     return [...this.channels.values()].some((channel) => channel.entry.events.some((wanted) => wanted === type));
   }
 
   /** Inside the change that fired `event`: one outbox row per channel that takes it. */
   record(event: DomainEvent): void {
     const now = this.deps.clock.now();
+    this.recordRequestNews(event, now);
     for (const { entry } of this.channels.values()) {
       if (!entry.events.some((wanted) => wanted === event.type)) continue;
       if (event.type !== 'queue_added') {
@@ -84,6 +91,20 @@ export class NotificationDispatcher implements EventRecorder {
       const due = each ? now : (this.table.openDigestDue(entry.name, now) ?? now + parseDuration(entry.digest));
       this.table.insert({ channel: entry.name, kind: each ? 'item' : 'digest', event: event.type, data: event.data, due_at: due });
     }
+  }
+
+  /**
+   * A requester hears, on their own channel, that their request was declined or reached the library (issue #31),
+   * whatever the channel's `events` list: it is their news, not the household's.
+   */
+  private recordRequestNews(event: DomainEvent, now: number): void {
+    const requester = event.data.requested_by;
+    if (requester === undefined || !REQUEST_NEWS.has(event.type)) return;
+    const news = requestNewsOf(event, this.deps.inLibrary?.(event.data) ?? false);
+    if (!news) return;
+    const target = this.deps.requesterTarget?.(requester);
+    if (!target || !this.channels.has(target.channel)) return;
+    this.table.insert({ channel: target.channel, kind: 'event', event: event.type, data: event.data, due_at: now, recipient: target.to });
   }
 
   /**
@@ -167,6 +188,11 @@ export class NotificationDispatcher implements EventRecorder {
   private async sendOne(row: OutboxRow): Promise<void> {
     const channel = this.channels.get(row.channel);
     if (!channel) return this.drop([row], 'its channel is no longer configured');
+    if (row.kind === 'event' && row.recipient !== undefined) {
+      const news = requestNewsOf({ type: row.event, data: row.data }, true);
+      if (!news) return this.drop([row]);
+      return this.send(channel, [row], requestNotification(messageId(row), row.event, news, row.data, row.recipient, this.requestsUrl()));
+    }
     if (row.kind === 'event') return this.send(channel, [row], eventNotification(messageId(row), row.event, row.data, this.openUrl()));
     const item = row.data.id === undefined ? undefined : this.deps.queue.find(row.data.id);
     if (item?.status !== 'pending') return this.drop([row]); // decided (or gone) before anyone was told: nothing to ask
@@ -272,6 +298,10 @@ export class NotificationDispatcher implements EventRecorder {
 
   private openUrl(): string | undefined {
     return this.deps.publicUrl === undefined ? undefined : `${this.deps.publicUrl}/queue`;
+  }
+
+  private requestsUrl(): string | undefined {
+    return this.deps.publicUrl === undefined ? undefined : `${this.deps.publicUrl}/requests/mine`;
   }
 }
 

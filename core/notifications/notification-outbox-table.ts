@@ -11,10 +11,13 @@ export interface OutboxRow {
   data: DomainEvent['data'];
   due_at: number;
   attempts: number;
+  /** A message for one person: where on the channel (absent: the channel's own audience). */
+  recipient?: string;
 }
 
-interface StoredRow extends Omit<OutboxRow, 'data'> {
+interface StoredRow extends Omit<OutboxRow, 'data' | 'recipient'> {
   data: string;
+  recipient: string | null;
 }
 
 /** `notification_outbox`: the one module that reads and writes its rows. Writes run inside a change of the store. */
@@ -27,7 +30,7 @@ export class NotificationOutboxTable {
     const db = store.db;
     this.db = db;
     this.statements = {
-      insert: db.prepare<[string, string, string, string, number]>('INSERT INTO notification_outbox (channel, kind, event, data, due_at) VALUES (?, ?, ?, ?, ?)'),
+      insert: db.prepare<[string, string, string, string, number, string | null]>('INSERT INTO notification_outbox (channel, kind, event, data, due_at, recipient) VALUES (?, ?, ?, ?, ?, ?)'),
       openDigest: db.prepare<[string, number], number>("SELECT due_at FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at > ? AND attempts = 0 ORDER BY due_at DESC LIMIT 1").pluck(),
       due: db.prepare<[number, number, number], StoredRow>('SELECT * FROM notification_outbox INDEXED BY notification_outbox_due WHERE due_at <= ? ORDER BY due_at, seq LIMIT ? OFFSET ?'),
       digestOf: db.prepare<[string, number], StoredRow>("SELECT * FROM notification_outbox INDEXED BY notification_outbox_digest WHERE kind = 'digest' AND channel = ? AND due_at <= ? ORDER BY seq"),
@@ -37,8 +40,8 @@ export class NotificationOutboxTable {
     };
   }
 
-  insert(row: Pick<OutboxRow, 'channel' | 'kind' | 'event' | 'data' | 'due_at'>): void {
-    this.statements.insert.run(row.channel, row.kind, row.event, JSON.stringify(row.data), row.due_at);
+  insert(row: Pick<OutboxRow, 'channel' | 'kind' | 'event' | 'data' | 'due_at' | 'recipient'>): void {
+    this.statements.insert.run(row.channel, row.kind, row.event, JSON.stringify(row.data), row.due_at, row.recipient ?? null);
   }
 
   /**
@@ -83,5 +86,6 @@ export class NotificationOutboxTable {
 
 function parsed(row: StoredRow): OutboxRow {
   // Written by this table only, from an event's data.
-  return { ...row, data: JSON.parse(row.data) as DomainEvent['data'] };
+  const { recipient, ...rest } = row;
+  return { ...rest, data: JSON.parse(row.data) as DomainEvent['data'], ...(recipient === null ? {} : { recipient }) };
 }

@@ -1,13 +1,15 @@
 import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
+import type { NotificationEntry } from '../config/notification-entry.schema.js';
 import type { RequestRules } from '../requests/request-rules.js';
+import { checkNotifyTarget } from './check-notify-target.js';
 import type { StoredApiKeys } from './stored-api-keys.js';
 import type { UserDirectory } from './user-directory.js';
 import { CreateUserBody, UpdateUserBody, User, UserList, UserName, type UserRecord } from './user.schema.js';
 
 /** Users an admin manages (issue #31): local accounts, forward-auth users' profiles, and config.yaml's admin. */
-export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; rules: RequestRules }): RouteSpec[] {
-  const { users, keys, rules } = deps;
+export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; rules: RequestRules; channels: readonly NotificationEntry[] }): RouteSpec[] {
+  const { users, keys, rules, channels } = deps;
   const view = (user: UserRecord): User => userView(user, rules);
   return [
     route({
@@ -22,7 +24,10 @@ export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; ru
       description: 'A local account without a `role` is a requester. Passwords are stored as scrypt hashes.',
       body: CreateUserBody,
       response: User,
-      handle: async ({ body }) => view(await users.create(body)),
+      handle: async ({ body }) => {
+        checkNotifyTarget(body.notify, channels);
+        return view(await users.create(body));
+      },
     }),
     route({
       method: 'patch', path: '/users/:name', tag: 'users', access: 'admin', errors: [404, 409],
@@ -31,7 +36,10 @@ export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; ru
       params: Type.Object({ name: UserName }),
       body: UpdateUserBody,
       response: User,
-      handle: async ({ params, body, identity }) => view(await users.update(params.name, body, identity?.name)),
+      handle: async ({ params, body, identity }) => {
+        checkNotifyTarget(body.notify, channels);
+        return view(await users.update(params.name, body, identity?.name));
+      },
     }),
     route({
       method: 'delete', path: '/users/:name', tag: 'users', access: 'admin', errors: [404, 409],

@@ -15,11 +15,14 @@ export default definePlugin({
     const endpoint = config.url.replace(/\/?$/, '/');
     return {
       async send(note: Notification) {
+        // A message for one person goes to their own topic (sdk 1.6), checked by ntfy's topic rule as config.topic is.
+        const topic = note.recipient ?? config.topic;
+        if (!TOPIC.test(topic)) throw new Error(`"${topic.slice(0, 80)}" is not an ntfy topic (letters, digits, _ and -, at most 64)`);
         const res = await http.request({
           method: 'POST',
           url: endpoint,
           headers: { 'Content-Type': 'application/json', ...(config.token ? { Authorization: `Bearer ${config.token}` } : {}) },
-          body: JSON.stringify(ntfyMessage(note, config.topic, config.priority)),
+          body: JSON.stringify(ntfyMessage(note, topic, config.priority)),
           maxResponseBytes: 64 * 1024,
           signal: ctx.signal,
         });
@@ -35,6 +38,9 @@ export default definePlugin({
     };
   },
 });
+
+// ntfy's topic rule (server/server.go, topicRegex), as in ntfy-config.schema.ts.
+const TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
 
 /** ntfy's error body `{"code":40101,"http":401,"error":"…"}` as a short suffix, or nothing. */
 function ntfyError(text: string): string {

@@ -85,6 +85,13 @@ export default definePlugin({
       }
     }
 
+    // A message for one person goes to their own chat (sdk 1.6); the others to every configured chat.
+    const chatsFor = (note: Notification): readonly number[] => {
+      if (note.recipient === undefined) return config.chat_ids;
+      if (!/^-?[0-9]{1,16}$/.test(note.recipient)) throw new Error(`"${note.recipient.slice(0, 80)}" is not a Telegram chat id (a number)`);
+      return [Number(note.recipient)];
+    };
+
     return {
       async send(note: Notification) {
         await forgetOldSends();
@@ -93,7 +100,7 @@ export default definePlugin({
         let retry: unknown;
         let refused: unknown;
         let delivered = 0;
-        for (const chatId of config.chat_ids) {
+        for (const chatId of chatsFor(note)) {
           const key = `${SENT_PREFIX}${note.id}/${chatId}`;
           if (storage.get(key) !== undefined) continue;
           try {

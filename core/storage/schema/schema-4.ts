@@ -9,6 +9,8 @@
  *
  * Queue items gain who requested them (`requested_by`) and when a request was approved by the auto-approve rule
  * (`auto_approved_at`, ms): a requester's quota is a count on that index, inside the request's transaction.
+ *
+ * A notification may be for one person (`recipient`: their ntfy topic or Telegram chat, on the row's channel).
  */
 export const SCHEMA_4 = `
 CREATE TABLE users (
@@ -26,5 +28,6 @@ ALTER TABLE queue_items ADD COLUMN requested_by TEXT;
 ALTER TABLE queue_items ADD COLUMN auto_approved_at INTEGER;
 CREATE INDEX queue_requests ON queue_items (seq) WHERE requested_by IS NOT NULL;
 CREATE INDEX queue_requests_by_user ON queue_items (requested_by, seq) WHERE requested_by IS NOT NULL;
+ALTER TABLE notification_outbox ADD COLUMN recipient TEXT;
 CREATE INDEX queue_auto_approved ON queue_items (requested_by, auto_approved_at) WHERE auto_approved_at IS NOT NULL;
 `;

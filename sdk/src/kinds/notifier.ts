@@ -21,7 +21,8 @@ export interface NotifiedItem {
  *  - `item`: one candidate, with `decide_url` when the server issues decision links (`server.public_url`): POST
  *    `action=approve` or `action=reject` to it (form-encoded, or JSON `{"action": …}`) to decide, once.
  *  - `digest`: several candidates at once ("12 new albums — top 3: …"), no buttons; `open_url` lists them.
- *  - `event`: something that happened (`download_completed`, `wishlist_removed`).
+ *  - `event`: something that happened (`download_completed`, `wishlist_removed`); with `recipient`, news of one
+ *    person's request (`queue_rejected`: declined; `queue_approved` or `wishlist_removed`: in the library).
  * Every text is plain (no markup); escape it for the channel.
  *
  * @example
@@ -46,6 +47,12 @@ export interface Notification {
   decide_expires_at?: string;
   /** Where a tap on the message goes (the queue page), with `server.public_url`. */
   open_url?: string;
+  /**
+   * A message for one person (sdk 1.6): their request was declined, or reached the library. Send it to this address
+   * on the channel (an ntfy topic, a Telegram chat id) instead of the channel's own audience; throw an Error when the
+   * address is not one the channel can reach.
+   */
+  recipient?: string;
 }
 
 /**

@@ -12,7 +12,7 @@ export function itemNotification(id: string, item: QueueItem, link: IssuedDecisi
     kind: 'item',
     event: 'queue_added',
     title: nameOf(item),
-    text: reasons.length > 0 ? reasons.join('\n') : `Proposed by ${item.source}`,
+    text: item.requested_by !== undefined ? requestText(item.requested_by, item.note) : reasons.length > 0 ? reasons.join('\n') : `Proposed by ${item.source}`,
     items: [notifiedItem(item)],
     ...(link ? { decide_url: link.url, decide_expires_at: link.expiresAt } : {}),
     ...(openUrl ? { open_url: openUrl } : {}),
@@ -43,6 +43,11 @@ export function eventNotification(id: string, event: DomainEvent['type'], data: 
       ? [`Downloaded: ${name}`, data.download_path === undefined ? 'The download finished.' : `Saved in ${data.download_path}`]
       : [`Off the wishlist: ${name}`, 'No longer wanted: the library has it now, or it was removed by hand.'];
   return { id, kind: 'event', event, title, text, items: [], ...(openUrl ? { open_url: openUrl } : {}) };
+}
+
+/** Who asked for an album, and what they wrote with it. */
+function requestText(requestedBy: string, note: string | undefined): string {
+  return `Requested by ${requestedBy}${note === undefined ? '' : `: ${note}`}`;
 }
 
 function notifiedItem(item: QueueItem): NotifiedItem {

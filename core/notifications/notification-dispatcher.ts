@@ -86,8 +86,8 @@ export class NotificationDispatcher implements EventRecorder {
       }
       const item = event.data.id === undefined ? undefined : this.deps.queue.find(event.data.id);
       if (!item) continue;
-      // A person who added an album by hand, or a source asked to, hears of each candidate with its buttons.
-      const each = entry.digest === 'off' || item.source === 'api' || this.eachSources.has(item.source);
+      // An album a person added by hand or requested, or a source asked to: each candidate with its buttons.
+      const each = entry.digest === 'off' || item.source === 'api' || item.requested_by !== undefined || this.eachSources.has(item.source);
       const due = each ? now : (this.table.openDigestDue(entry.name, now) ?? now + parseDuration(entry.digest));
       this.table.insert({ channel: entry.name, kind: each ? 'item' : 'digest', event: event.type, data: event.data, due_at: due });
     }

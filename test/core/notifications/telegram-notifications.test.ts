@@ -17,12 +17,13 @@ interface Harness {
   add(album: string, extra?: Record<string, unknown>): Promise<QueueItem>;
 }
 
-async function start(t: TestContext, chatIds: number[] = [CHAT, SECOND_CHAT]): Promise<Harness> {
+async function start(t: TestContext, chatIds: number[] = [CHAT, SECOND_CHAT], extra: Record<string, unknown> = {}): Promise<Harness> {
   const telegram = await startFakeTelegram({ chats: [CHAT, SECOND_CHAT, STRANGER_CHAT], photoHosts: ['covers.example.org'] });
   const app = await startApp({
     config: {
       server: { public_url: 'https://music.example.org' },
       notifications: [{ name: 'family', type: 'telegram', bot_token: telegram.token, chat_ids: chatIds, api_url: telegram.apiUrl, poll_timeout_s: 1 }],
+      ...extra,
     },
   });
   t.after(async () => {
@@ -49,6 +50,25 @@ function buttons(message: SentMessage): { text: string; callback_data?: string; 
 }
 
 describe('Telegram notifications', () => {
+  it('tells a requester of a decline in their own chat only, with no buttons', async (t) => {
+    const key = 'kims-phone-key-0123456789';
+    const h = await start(t, [CHAT], { ui: { auth: { api_keys: [{ name: 'kims-phone', key, role: 'requester', user: 'kim' }] } } });
+    const refused = await api(h.app.baseUrl, 'POST', '/api/v1/users', { name: 'kim', notify: { channel: 'family', to: 'not-a-chat' } });
+    assert.equal(refused.status, 400, 'a Telegram address is a chat id');
+    assert.equal((await api(h.app.baseUrl, 'POST', '/api/v1/users', { name: 'kim', role: 'requester', notify: { channel: 'family', to: String(STRANGER_CHAT) } })).status, 201);
+    const asked = await api<{ items: QueueItem[] }>(h.app.baseUrl, 'POST', '/api/v1/queue', { artist: 'Stereolab', album: 'Emperor Tomato Ketchup', note: 'please' }, { 'x-api-key': key });
+    const request = asked.body.items[0];
+    assert.deepEqual([request?.status, request?.requested_by], ['pending', 'kim']);
+    const [offer] = await h.telegram.waitForMessages(1, 10_000);
+    assert.equal(offer?.chat_id, CHAT, 'the household chat is asked to decide, at once (a person asked)');
+    assert.match(offer?.formatted.text ?? '', /Requested by kim: please/);
+    assert.equal((await api(h.app.baseUrl, 'POST', `/api/v1/queue/${request?.id}/reject`, { reason: 'not on Soulseek' })).status, 200);
+    const [, news] = await h.telegram.waitForMessages(2, 10_000);
+    assert.equal(news?.chat_id, STRANGER_CHAT);
+    assert.match(news?.formatted.text ?? '', /Declined: Stereolab – Emperor Tomato Ketchup[\s\S]*not on Soulseek/);
+    assert.equal(news && buttons(news).some((b) => b.callback_data !== undefined), false, 'news has nothing to decide');
+  });
+
   it('sends a photo with an escaped caption and buttons; Approve decides in place, edits the message, and a second press is refused', async (t) => {
     const h = await start(t);
     const item = await h.add('Dots & <Loops>', { year: 1997, cover_url: 'https://covers.example.org/dots.jpg' });

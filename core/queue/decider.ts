@@ -15,6 +15,9 @@ export interface Decider {
   cancelled?: boolean;
 }
 
+/** The reason recorded when requesters take back their own request (the requests list says "Cancelled by the requester"). */
+export const CANCELLED_BY_REQUESTER = 'cancelled by the requester';
+
 /** The decider of a request to the API. */
 export function deciderOf(identity: Identity | null): Decider {
   const via = identity?.via === 'session' || identity?.via === 'proxy' ? 'web' : 'api';

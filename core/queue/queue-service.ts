@@ -15,7 +15,7 @@ import type { Store } from '../storage/store.js';
 import { WishlistTable } from '../wishlist/wishlist-table.js';
 import { itemTypeOf, wishlistItemFrom } from '../wishlist/wishlist-item-from.js';
 import { AlbumRegistry } from './album-registry.js';
-import type { Decider } from './decider.js';
+import { CANCELLED_BY_REQUESTER, type Decider } from './decider.js';
 import type { Candidate, DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
 import { QueueItemFlagger } from './queue-item-flags.js';
 import { QueueTable, type DecidedStatus, type PendingFilter, type QueuePosition } from './queue-table.js';
@@ -171,7 +171,7 @@ export class QueueService {
       const item = this.queue.get(id);
       if (!item?.requested_by || (!anyone && item.requested_by !== decider.by)) throw new NotFoundError('request', id);
       if (item.status !== 'pending') throw new ConflictError(`request "${id}" was ${item.status === 'approved' ? 'approved' : 'declined'} already; only a waiting request can be cancelled`, { id, current_status: item.status });
-      return this.apply(emit, item, 'rejected', { ...decider, cancelled: true, reason: item.requested_by === decider.by ? 'cancelled by the requester' : `cancelled by ${decider.by ?? 'an admin'}` });
+      return this.apply(emit, item, 'rejected', { ...decider, cancelled: true, reason: item.requested_by === decider.by ? CANCELLED_BY_REQUESTER : `cancelled by ${decider.by ?? 'an admin'}` });
     });
   }
 
@@ -256,7 +256,7 @@ export class QueueService {
       // Checked again inside the transaction: another request may have restored it since (in the same commit even).
       const decided = this.queue.get(id);
       if (decided?.status !== 'rejected') throw new ConflictError(`queue item "${id}" was restored already`, { id, current_status: 'pending' });
-      const { decided_at: _at, decided_by: _by, decided_via: _via, in_library: _owned, wishlist_id: _wanted, ...rest } = decided;
+      const { decided_at: _at, decided_by: _by, decided_via: _via, in_library: _owned, wishlist_id: _wanted, decline_reason: _reason, cancelled: _cancelled, ...rest } = decided;
       // Marked for good: whoever sees it pending again should know someone said no to it once.
       const restored: QueueItem & { status: 'pending' } = { ...rest, status: 'pending', rejected_before: true };
       this.queue.restore(restored);

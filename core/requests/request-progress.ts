@@ -1,3 +1,4 @@
+import { CANCELLED_BY_REQUESTER } from '../queue/decider.js';
 import type { Download } from '../downloads/download.schema.js';
 import type { QueueItem } from '../queue/queue-item.schema.js';
 import type { WishlistItem } from '../wishlist/wishlist-item.schema.js';
@@ -22,7 +23,7 @@ export interface RequestProgress {
 export function requestProgressOf(item: QueueItem, trail: RequestTrail): RequestProgress {
   if (item.status === 'pending') return { status: 'requested', text: 'Waiting for an admin to approve it' };
   if (item.status === 'rejected') {
-    if (item.cancelled) return { status: 'cancelled', text: item.decline_reason === 'cancelled by the requester' ? 'You cancelled it' : `Cancelled (${item.decline_reason ?? 'by an admin'})` };
+    if (item.cancelled) return { status: 'cancelled', text: item.decline_reason === CANCELLED_BY_REQUESTER ? 'Cancelled by the requester' : `Cancelled (${item.decline_reason ?? 'by an admin'})` };
     const by = item.decided_by === undefined ? '' : ` by ${item.decided_by}`;
     return { status: 'declined', text: `Declined${by}${item.decline_reason === undefined ? '' : `: ${item.decline_reason}`}` };
   }

@@ -135,7 +135,7 @@ describe('the household: users, requests, quotas', () => {
     const id = asked.body.items[0]?.id ?? '';
     assert.equal((await call('POST', `/api/v1/requests/${id}/cancel`, undefined, basicOf('bob', 'bob password'))).status, 404);
     const cancelled = await call<{ request: RequestItem }>('POST', `/api/v1/requests/${id}/cancel`, undefined, alice);
-    assert.deepEqual([cancelled.status, cancelled.body.request.status, cancelled.body.request.status_text], [200, 'cancelled', 'You cancelled it']);
+    assert.deepEqual([cancelled.status, cancelled.body.request.status, cancelled.body.request.status_text], [200, 'cancelled', 'Cancelled by the requester']);
     const twice = await call<{ detail: string }>('POST', `/api/v1/requests/${id}/cancel`, undefined, alice);
     assert.equal(twice.status, 409);
     assert.match(twice.body.detail, /declined already/);

@@ -63,7 +63,7 @@ before(async () => {
           type: 'basic',
           username: 'admin',
           password: 'admin-password-for-the-e2e-test',
-          api_keys: [{ name: 'node-red', key: API_KEY, role: 'approver' }],
+          api_keys: [{ name: 'node-red', key: API_KEY, role: 'approver', scopes: ['read', 'decide'] }],
         },
       },
       webhooks: [

@@ -46,8 +46,12 @@ function albumCard(item: QueueItem): string {
   const cover = item.cover_url !== undefined && /^https?:\/\//i.test(item.cover_url) ? `<img src="${escapeHtml(item.cover_url)}" alt="" width="250" height="250">` : '';
   const name = item.album ?? item.title ?? '';
   const year = item.year === undefined ? '' : ` <span class="year">(${item.year})</span>`;
+  // A request says who asked and what they wrote; a candidate, where it came from.
+  const origin = (shown: typeof item): string => shown.requested_by === undefined
+    ? `<p class="source">From ${escapeHtml(shown.source)}</p>`
+    : `<p class="source">Requested by ${escapeHtml(shown.requested_by)}</p>${shown.note === undefined ? '' : `<p class="note">“${escapeHtml(shown.note)}”</p>`}`;
   const reasons = (item.reasons ?? []).slice(0, 5).map((reason) => `<li>${escapeHtml(reason.text)}</li>`).join('');
-  return `<div class="card">${cover}<h1>${escapeHtml(name)}${year}</h1><p class="artist">${escapeHtml(item.artist)}</p>${reasons ? `<ul>${reasons}</ul>` : ''}<p class="source">From ${escapeHtml(item.source)}</p></div>`;
+  return `<div class="card">${cover}<h1>${escapeHtml(name)}${year}</h1><p class="artist">${escapeHtml(item.artist)}</p>${reasons ? `<ul>${reasons}</ul>` : ''}${origin(item)}</div>`;
 }
 
 function buttons(): string {

@@ -29,5 +29,12 @@ export function describeAccess(access: Exclude<Access, 'public'>): string {
   return `the scope ${anyOf.map((scope) => `\`${scope}\``).join(' or ')}`;
 }
 
+/** The least role whose scopes satisfy an access (answered as `required_role`, as before scopes existed). */
+export function leastRoleFor(access: Exclude<Access, 'public'>): Role {
+  const anyOf: readonly Scope[] = typeof access === 'string' ? [access] : access;
+  const order: readonly Role[] = ['viewer', 'requester', 'approver', 'admin'];
+  return order.find((role) => ROLE_SCOPES[role].some((scope) => anyOf.includes(scope))) ?? 'admin';
+}
+
 /** Every scope, for a caller nothing restricts (authentication disabled, nobody signed in). */
 export const ALL_SCOPES: ReadonlySet<Scope> = new Set(SCOPE_ORDER);

@@ -152,7 +152,10 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     const profile = this.users?.profileOf(identity.name);
     if (profile?.disabled) return { role: undefined, scopes: new Set(), disabled: true };
     const roles = this.rolesOf(identity, profile?.role);
-    return { role: ROLE_ORDER.find((r) => roles.includes(r)), scopes: scopesOf(roles, identity.scopes), disabled: false };
+    const scopes = scopesOf(roles, identity.scopes);
+    // A config key's `role` is the most it may do, even for a user whose own role grants more.
+    const cap = identity.via === 'api-key' && identity.role !== undefined ? scopesOf([identity.role]) : undefined;
+    return { role: ROLE_ORDER.find((r) => roles.includes(r)), scopes: cap ? new Set([...scopes].filter((scope) => cap.has(scope))) : scopes, disabled: false };
   }
 
   /**

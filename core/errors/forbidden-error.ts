@@ -6,10 +6,10 @@ export class ForbiddenError extends AppError {
   readonly code = 'forbidden';
   readonly title = 'Forbidden';
   /** `required` names what the route needs in words ("the scope `decide`"); `message` replaces the default detail. */
-  constructor(readonly required: string, readonly actualRole: string | undefined, message?: string) {
+  constructor(readonly required: string, readonly actualRole: string | undefined, message?: string, readonly requiredRole?: string) {
     super(message ?? `this action needs ${required}; the request has ${actualRole ? `the ${actualRole} role` : 'no role'}`);
   }
   override extensions() {
-    return { required: this.required, ...(this.actualRole ? { role: this.actualRole } : {}) };
+    return { required: this.required, ...(this.requiredRole ? { required_role: this.requiredRole } : {}), ...(this.actualRole ? { role: this.actualRole } : {}) };
   }
 }

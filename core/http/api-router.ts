@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { TSchema } from 'typebox';
 import type { Context, Middleware, Next } from 'koa';
 import type { Identity, Logger, Scope } from '@crateflow/sdk';
-import { ALL_SCOPES, allows, describeAccess } from '../auth/access.js';
+import { ALL_SCOPES, allows, describeAccess, leastRoleFor } from '../auth/access.js';
 import type { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { ForbiddenError } from '../errors/forbidden-error.js';
 import { MethodNotAllowedError } from '../errors/method-not-allowed-error.js';
@@ -71,7 +71,7 @@ function authorize(spec: RouteSpec, authenticator: RequestAuthenticator) {
         if (!identity) throw new UnauthorizedError(authenticator.challengeFor(ctx));
         const grant = authenticator.grantOf(identity);
         if (grant.disabled) throw new ForbiddenError('an enabled account', undefined, `the account "${identity.name}" is disabled; ask an admin`);
-        if (!allows(access, grant.scopes)) throw new ForbiddenError(describeAccess(access), grant.role);
+        if (!allows(access, grant.scopes)) throw new ForbiddenError(describeAccess(access), grant.role, undefined, leastRoleFor(access));
         scopes = grant.scopes;
       }
       ctx.state.identity = identity;

@@ -301,7 +301,7 @@ export class NotificationDispatcher implements EventRecorder {
   }
 
   private requestsUrl(): string | undefined {
-    return this.deps.publicUrl === undefined ? undefined : `${this.deps.publicUrl}/requests/mine`;
+    return this.deps.publicUrl === undefined ? undefined : `${this.deps.publicUrl}/my-requests`;
   }
 }
 

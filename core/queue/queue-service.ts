@@ -32,12 +32,14 @@ export type Decision = DecidedStatus;
 /** Who requests, and what the household's rules grant them. */
 export interface RequestTerms {
   requester: string;
-  note?: string;
   /** The auto-approve rule applies to them. */
   autoApprove: boolean;
   /** At most `albums` automatic approvals in any `perMs`; absent: no limit. */
   quota?: { albums: number; perMs: number };
 }
+
+/** An album a person asks for, with what they wrote about it. */
+export type RequestedCandidate = Candidate & { note?: string };
 
 export interface AddResult {
   items: QueueItem[];
@@ -126,7 +128,7 @@ export class QueueService {
    * approved at once and never waits in the queue. The quota is counted inside the transaction, after the requests
    * committed before it and those earlier in the same commit: 50 requests at once at a quota of 5 approve 5.
    */
-  async request(candidates: readonly Candidate[], terms: RequestTerms): Promise<AddResult> {
+  async request(candidates: readonly RequestedCandidate[], terms: RequestTerms): Promise<AddResult> {
     this.checkRoom(candidates.length);
     return this.unitOfWork.mutate((emit) => {
       const items: QueueItem[] = [];
@@ -147,7 +149,6 @@ export class QueueService {
           status: 'pending',
           added_at: new Date(now).toISOString(),
           requested_by: terms.requester,
-          ...(terms.note === undefined ? {} : { note: terms.note }),
           ...(automatic ? { auto_approved: true } : {}),
         };
         this.queue.insert(item);

@@ -100,8 +100,12 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake, rules: 
         const candidates = await intake.resolve(proposals.map(({ note: _note, ...candidate }) => candidate), (index) => (batch ? `body[${index}]` : 'body'));
         if (requesting) {
           const name = identity?.name ?? '';
-          const note = proposals[0]?.note;
-          const result = await queue.request(candidates.map(({ source: _source, ...candidate }) => candidate), rules.termsFor(name, identity ? roleOf(identity) : undefined, note));
+          // Each album keeps its own note; the source is always `request`.
+          const requested = candidates.map(({ source: _source, ...candidate }, index) => {
+            const note = proposals[index]?.note;
+            return note === undefined ? candidate : { ...candidate, note };
+          });
+          const result = await queue.request(requested, rules.termsFor(name, identity ? roleOf(identity) : undefined));
           // Who asked for an album already wanted is for those who may read everything; the requester hears only "requested".
           return scopes.has('read') ? result : { ...result, skipped: result.skipped.map(({ duplicate_of: { requested_by: _by, ...match }, ...rest }) => ({ ...rest, duplicate_of: match })) };
         }

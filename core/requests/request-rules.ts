@@ -26,13 +26,12 @@ export class RequestRules {
     return this.users.profileOf(name)?.quota ?? this.config.quota;
   }
 
-  /** The terms of one request by `name`. */
-  termsFor(name: string, role: Role | undefined, note: string | undefined): RequestTerms {
+  /** The terms of a request by `name`. */
+  termsFor(name: string, role: Role | undefined): RequestTerms {
     const quota = this.quotaOf(name);
     return {
       requester: name,
       autoApprove: this.autoApproves(name, role),
-      ...(note === undefined ? {} : { note }),
       ...(quota === undefined ? {} : { quota: { albums: quota.albums, perMs: parseDuration(quota.per) } }),
     };
   }

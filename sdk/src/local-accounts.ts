@@ -5,7 +5,7 @@ import type { Identity } from './kinds/auth.js';
  * passwords (`context.accounts`). Older servers leave it out: feature-detect.
  *
  * @example
- * const identity = (await ctx.accounts?.check(username, password)) ?? null;
+ * const identity = (await ctx.accounts?.check(username, password, 'session')) ?? null;
  */
 export interface LocalAccounts {
   /**

@@ -48,7 +48,7 @@ describe('news of a request, on the requester\'s own channel', () => {
     await writeAlbum(join(app.dataDir, '..', 'music', 'Low', 'Double Negative'));
     assert.equal((await call('POST', '/api/v1/library/sync')).status, 202);
     const [, ready] = await ntfy.waitFor(2, 10_000);
-    assert.deepEqual([ready?.topic, ready?.title, ready?.click], ['kim-only', 'In the library: Low – Double Negative', 'https://music.example.org/requests/mine']);
+    assert.deepEqual([ready?.topic, ready?.title, ready?.click], ['kim-only', 'In the library: Low – Double Negative', 'https://music.example.org/my-requests']);
 
     // Their own cancel is no news; the household topic heard nothing of any of it.
     const cancelled = await call<{ items: QueueItem[] }>('POST', '/api/v1/queue', { artist: 'Low', album: 'Changed Mind' }, kim);

@@ -40,7 +40,13 @@ describe('the household: users, requests, quotas', () => {
   before(async () => {
     app = await startApp({
       config: {
-        ui: { auth: { enabled: true, type: 'basic', username: 'admin', password_hash: await hashSecret('admin password 1') } },
+        ui: {
+          auth: {
+            enabled: true, type: 'basic', username: 'admin', password_hash: await hashSecret('admin password 1'),
+            // A key that acts for amos (an approver) and may still only request: its role is the most it may do.
+            api_keys: [{ name: 'amos-shortcut', key: 'amos-shortcut-key-0123456789', role: 'requester', user: 'amos' }],
+          },
+        },
         requests: { quota: { albums: 5, per: '7d' }, auto_approve: ['role:requester'] },
         library: { sync_interval: '1d' },
       },
@@ -184,6 +190,10 @@ describe('the household: users, requests, quotas', () => {
     const key = { 'x-api-key': made.body.key };
     assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, key)).status, 200);
     assert.equal((await call('POST', '/api/v1/queue/approve', { all: true }, key)).status, 403, 'the key was narrowed to read');
+    const shortcut = { 'x-api-key': 'amos-shortcut-key-0123456789' };
+    assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, shortcut)).status, 403, 'the config key\'s role caps its user\'s');
+    const requested = await call<AddAnswer>('POST', '/api/v1/queue', [{ artist: 'Shortcut', album: 'One', note: 'first' }, { artist: 'Shortcut', album: 'Two', note: 'second' }], shortcut);
+    assert.deepEqual(requested.body.items.map((item) => [item.requested_by, item.note]), [['amos', 'first'], ['amos', 'second']], 'each album keeps its own note');
     const listed = await call<{ items: { id: string; origin: string }[] }>('GET', '/api/v1/api-keys');
     assert.ok(listed.body.items.some((k) => k.id === made.body.api_key.id && k.origin === 'stored'));
     assert.equal(JSON.stringify(listed.body).includes(made.body.key), false, 'the key is shown once');

@@ -61,7 +61,10 @@ export async function registerDomain(container: DependencyContainer, store: Stor
 export function domainRoutes(container: DependencyContainer): RouteSpec[] {
   const downloads = container.resolve(DownloadService);
   return [
-    ...queueRoutes(container.resolve(QueueService), proposalIntake(container), container.resolve(RequestRules), (identity) => container.resolve<RequestAuthenticator>(Tokens.Authenticator).roleOf(identity)),
+    ...queueRoutes(container.resolve(QueueService), proposalIntake(container), (identity) => {
+      const role = identity ? container.resolve<RequestAuthenticator>(Tokens.Authenticator).roleOf(identity) : undefined;
+      return container.resolve(RequestRules).termsFor(identity?.name ?? '', role);
+    }),
     ...requestRoutes(container.resolve(RequestLedger), container.resolve(QueueService)),
     ...wishlistRoutes(container.resolve(WishlistService), downloads, proposalIntake(container)),
     ...downloadRoutes(downloads),

@@ -18,8 +18,7 @@ import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from
 import { ProxyTrust } from './proxy-trust.js';
 import type { Grant, LoginResult, RequestAuthenticator } from './request-authenticator.js';
 import { scopesOf } from './access.js';
-import type { StoredApiKeys } from '../users/stored-api-keys.js';
-import type { UserDirectory } from '../users/user-directory.js';
+import type { KnownApiKeys, KnownUsers } from './known-users.js';
 import { crossSiteReason } from './cross-site-guard.js';
 import { requestOrigin, SAFE_METHODS } from './same-origin.js';
 import { clearedSessionCookie, sessionCookie } from './session-cookie.js';
@@ -34,8 +33,8 @@ export interface DefaultAuthenticatorDeps {
   /** How long a credential check (authenticate, login) may take before it is answered 503 (tests make it short). */
   checkTimeoutMs?: number;
   /** The users an admin manages and the API keys made for them (absent: only config.yaml's user and keys). */
-  users?: UserDirectory;
-  storedKeys?: StoredApiKeys;
+  users?: KnownUsers;
+  storedKeys?: KnownApiKeys;
 }
 
 // The role shown for a user whose groups grant several: the one that may do most.
@@ -61,8 +60,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   readonly loginAvailable: boolean;
   readonly sessionsRevocable: boolean;
   private readonly apiKeys: ApiKeyVerifier;
-  private readonly users: UserDirectory | undefined;
-  private readonly storedKeys: StoredApiKeys | undefined;
+  private readonly users: KnownUsers | undefined;
+  private readonly storedKeys: KnownApiKeys | undefined;
   private readonly trust: ProxyTrust;
   /** Failed passwords (login form, HTTP Basic) per client. */
   private readonly limiter: FailedLoginLimiter;

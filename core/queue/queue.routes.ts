@@ -2,14 +2,13 @@ import { Type } from 'typebox';
 import { route, type RouteSpec } from '../http/route.js';
 import { ApproveSelection, BulkResult, BulkSelection, OneQueueItem, PendingPage, PendingSources, QueueItemId, QueuePage } from './queue-api.schema.js';
 import { DuplicateOf, QueueItem, QueueStatus } from './queue-item.schema.js';
-import type { QueueService } from './queue-service.js';
+import type { QueueService, RequestTerms } from './queue-service.js';
 import { deciderOf } from './decider.js';
 import type { ProposalIntake } from './proposal-intake.js';
 import { ProposedCandidate } from './proposed-candidate.schema.js';
 import { PageLimit, PageOffset } from '../http/page-query.schema.js';
-import type { Identity, Role } from '@crateflow/sdk';
+import type { Identity } from '@crateflow/sdk';
 import { ValidationError } from '../errors/validation-error.js';
-import type { RequestRules } from '../requests/request-rules.js';
 import { printableText } from '../schema/printable-text.js';
 
 const MAX_BATCH = 1000;
@@ -61,7 +60,7 @@ const PendingQuery = Type.Object(
 );
 
 /** The queue API (CONTRACT §2 "Queue"). */
-export function queueRoutes(queue: QueueService, intake: ProposalIntake, rules: RequestRules, roleOf: (identity: Identity) => Role | undefined): RouteSpec[] {
+export function queueRoutes(queue: QueueService, intake: ProposalIntake, termsFor: (identity: Identity | null) => RequestTerms): RouteSpec[] {
   return [
     route({
       method: 'get', path: '/queue/pending', tag: 'queue', access: 'read',
@@ -99,13 +98,12 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake, rules: 
         if (!requesting && withNote >= 0) throw new ValidationError([{ path: batch ? `body[${withNote}].note` : 'body.note', message: 'is for requests; a caller who may decide adds candidates without one' }]);
         const candidates = await intake.resolve(proposals.map(({ note: _note, ...candidate }) => candidate), (index) => (batch ? `body[${index}]` : 'body'));
         if (requesting) {
-          const name = identity?.name ?? '';
           // Each album keeps its own note; the source is always `request`.
           const requested = candidates.map(({ source: _source, ...candidate }, index) => {
             const note = proposals[index]?.note;
             return note === undefined ? candidate : { ...candidate, note };
           });
-          const result = await queue.request(requested, rules.termsFor(name, identity ? roleOf(identity) : undefined));
+          const result = await queue.request(requested, termsFor(identity));
           // Who asked for an album already wanted is for those who may read everything; the requester hears only "requested".
           return scopes.has('read') ? result : { ...result, skipped: result.skipped.map(({ duplicate_of: { requested_by: _by, ...match }, ...rest }) => ({ ...rest, duplicate_of: match })) };
         }

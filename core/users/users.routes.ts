@@ -1,14 +1,20 @@
 import { Type } from 'typebox';
+import type { Role } from '@crateflow/sdk';
 import { route, type RouteSpec } from '../http/route.js';
 import type { NotificationEntry } from '../config/notification-entry.schema.js';
-import type { RequestRules } from '../requests/request-rules.js';
 import { checkNotifyTarget } from './check-notify-target.js';
 import type { StoredApiKeys } from './stored-api-keys.js';
 import type { UserDirectory } from './user-directory.js';
 import { CreateUserBody, UpdateUserBody, User, UserList, UserName, type UserRecord } from './user.schema.js';
 
+/** What applies to a user's requests (core/requests implements it), for the list's `effective` settings. */
+export interface RulesForUsers {
+  autoApproves(name: string, role: Role | undefined): boolean;
+  quotaOf(name: string): User['quota'] | undefined;
+}
+
 /** Users an admin manages (issue #31): local accounts, forward-auth users' profiles, and config.yaml's admin. */
-export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; rules: RequestRules; channels: readonly NotificationEntry[] }): RouteSpec[] {
+export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; rules: RulesForUsers; channels: readonly NotificationEntry[] }): RouteSpec[] {
   const { users, keys, rules, channels } = deps;
   const view = (user: UserRecord): User => userView(user, rules);
   return [
@@ -52,7 +58,7 @@ export function userRoutes(deps: { users: UserDirectory; keys: StoredApiKeys; ru
   ];
 }
 
-function userView(user: UserRecord, rules: RequestRules): User {
+function userView(user: UserRecord, rules: RulesForUsers): User {
   const quota = rules.quotaOf(user.name);
   return {
     name: user.name,
@@ -71,7 +77,7 @@ function userView(user: UserRecord, rules: RequestRules): User {
 }
 
 /** config.yaml's basic-auth user, listed first: an admin whose settings live in the file. */
-function configAdmin(users: UserDirectory, rules: RequestRules): User[] {
+function configAdmin(users: UserDirectory, rules: RulesForUsers): User[] {
   const name = users.configUser;
   if (name === undefined) return [];
   const quota = rules.quotaOf(name);

@@ -8,6 +8,7 @@ import type { Static } from 'typebox';
 import type {
   DomainEvent as DomainEventSchema,
   LibraryAlbum as LibraryAlbumSchema,
+  Scope,
   WebhookDelivery as WebhookDeliverySchema,
   WebhookDeliveryPage as WebhookDeliveryPageSchema,
   WebhookTarget as WebhookTargetSchema,
@@ -22,6 +23,7 @@ import type { Job as JobSchema } from '../jobs/job.schema.js';
 import type { LibraryPage as LibraryPageSchema, SyncStarted as SyncStartedSchema } from '../library/library-api.schema.js';
 import type { QueueItem as QueueItemSchema } from '../queue/queue-item.schema.js';
 import type { AddResult as QueueAddResultSchema } from '../queue/queue.routes.js';
+import type { RequestItem as RequestItemSchema, RequestPage as RequestPageSchema } from '../requests/request.schema.js';
 import type { ReleaseGroupResult as ReleaseGroupResultSchema, SearchResults as SearchResultsSchema } from '../search/search.schema.js';
 import type { SourceList as SourceListSchema, SourceRunStarted as SourceRunStartedSchema, SourceView as SourceViewSchema } from '../sources/sources-api.schema.js';
 import type {
@@ -32,14 +34,20 @@ import type {
   PendingPage as PendingPageSchema,
   PendingSources as PendingSourcesSchema,
 } from '../queue/queue-api.schema.js';
+import type {
+  CreateUserBody as CreateUserBodySchema,
+  UpdateUserBody as UpdateUserBodySchema,
+  User as UserSchema,
+  UserList as UserListSchema,
+} from '../users/user.schema.js';
 import type { WishlistItem as WishlistItemSchema, WishlistPage as WishlistPageSchema } from '../wishlist/wishlist-item.schema.js';
 
 export type { Problem } from '../http/problem-middleware.js';
 export type { FieldProblem } from '../errors/validation-error.js';
 
-/** `GET /auth/info`, `POST /auth/login`; the roles a user may have (the UI offers what the role allows). */
+/** `GET /auth/info`, `POST /auth/login`; the roles a user may have, and the scopes that say what the UI offers them. */
 export type AuthInfo = Static<typeof AuthInfoSchema>;
-export type { Role } from '@crateflow/sdk';
+export type { Role, Scope } from '@crateflow/sdk';
 export type LoginBody = Static<typeof LoginBodySchema>;
 
 /** `GET /stats`. */
@@ -91,6 +99,21 @@ export type SourceView = Static<typeof SourceViewSchema>;
 export type SourceList = Static<typeof SourceListSchema>;
 export type SourceRunStarted = Static<typeof SourceRunStartedSchema>;
 
+/** `GET /users`, `POST /users`, `PATCH /users/:name`; a quota counts requests approved automatically per window. */
+export type User = Static<typeof UserSchema>;
+export type UserList = Static<typeof UserListSchema>;
+export type UserCreate = Static<typeof CreateUserBodySchema>;
+export type UserChange = Static<typeof UpdateUserBodySchema>;
+export type Quota = NonNullable<User['quota']>;
+
+/** `GET /requests`: albums someone asked for, each with where it stands on its way to the library. */
+export type RequestItem = Static<typeof RequestItemSchema>;
+export type RequestPage = Static<typeof RequestPageSchema>;
+/** `POST /requests/:id/cancel`. */
+export interface RequestCancelled {
+  request: RequestItem;
+}
+
 /*
  * Previews and album detail: written by hand, in the shapes agreed with the branch that builds their routes
  * (`GET /previews`, `GET /release-groups/:mbid`). Once that branch is merged, replace both with the Static types of
@@ -125,4 +148,33 @@ export interface ReleaseGroupDetail {
   secondary_types: string[];
   tracks: { position: number; title: string; length_s?: number }[];
   links: { musicbrainz: string; listenbrainz: string; lastfm: string; bandcamp_search: string };
+}
+
+/*
+ * API keys: written by hand in the shapes of core/users/api-keys.routes.ts, whose schemas are not exported yet.
+ * Once they are (core/users/api-key.schema.ts), replace these with their Static types, as above.
+ */
+
+/** `GET /api-keys` (one entry): a key from config.yaml or one made through the API, never its secret. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  user?: string;
+  scopes: Scope[];
+  origin: 'config' | 'stored';
+  created_at?: string;
+}
+export interface ApiKeyList {
+  items: ApiKey[];
+}
+/** `POST /api-keys`: scopes at most what the user's role grants. */
+export interface ApiKeyCreate {
+  name: string;
+  user: string;
+  scopes: Scope[];
+}
+/** `POST /api-keys`: the secret, shown once, and the key as listed. */
+export interface ApiKeyCreated {
+  key: string;
+  api_key: ApiKey;
 }

@@ -2,7 +2,9 @@ import type { Context, Middleware, Next } from 'koa';
 import type { UiAsset, UiAssets } from './ui-assets.js';
 
 /** The SPA's pages: each answers with the shell, which routes on the client. Keep in step with PAGES in assets/app.js. */
-export const UI_PAGES: ReadonlySet<string> = new Set(['/', '/login', '/queue', '/wishlist', '/downloads', '/library', '/sources', '/webhooks']);
+export const UI_PAGES: ReadonlySet<string> = new Set([
+  '/', '/login', '/queue', '/requests', '/my-requests', '/wishlist', '/downloads', '/library', '/sources', '/webhooks', '/users',
+]);
 
 /**
  * Serves the web UI: the shell for every page path, and the static files and vendor modules by exact path.

@@ -11,7 +11,7 @@
 
 /**
  * @typedef {object} ApiOptions
- * @property {'GET' | 'POST' | 'DELETE'} [method]
+ * @property {'GET' | 'POST' | 'PATCH' | 'DELETE'} [method]
  * @property {unknown} [body] sent as JSON
  * @property {AbortSignal} [signal]
  * @property {boolean} [allow401] a 401 is the caller's answer (a wrong password), not an ended session

@@ -16,16 +16,19 @@ import { LibraryPage } from './pages/library.js';
 import { SourcesPage } from './pages/sources.js';
 import { WebhooksPage } from './pages/webhooks.js';
 import { NoRolePage } from './pages/no-role.js';
+import { MyRequestsPage } from './pages/my-requests.js';
+import { RequestsPage } from './pages/requests.js';
+import { UsersPage } from './pages/users.js';
 
 /** @typedef {import('../../api-types.js').AuthInfo} AuthInfo */
-/** @typedef {import('../../api-types.js').Role} Role */
+/** @typedef {import('../../api-types.js').Scope} Scope */
 
 /**
  * What a page gets: who is signed in and what they may do.
  * @typedef {object} Session
  * @property {AuthInfo} info
  * @property {string} role the user's role, `none` without one, `admin` when authentication is disabled
- * @property {(needed: Role) => boolean} can
+ * @property {(scope: Scope) => boolean} may whether the server lets this user do what `scope` covers
  * @property {string | null} userName
  */
 
@@ -36,36 +39,55 @@ import { NoRolePage } from './pages/no-role.js';
  * @property {URLSearchParams} params the query string, which holds the page's state (filters, paging)
  */
 
+/**
+ * A page, and the scope whose calls it is made of (without it every call of the page would answer 403).
+ * @typedef {object} PageEntry
+ * @property {string} title
+ * @property {(props: PageProps) => unknown} component
+ * @property {Scope} needs
+ */
+
 /** Keep in step with UI_PAGES in core/ui/serve-ui.ts (which adds /login) and NAV in components/layout.js. */
-/** @type {Readonly<Record<string, { title: string, component: (props: PageProps) => unknown }>>} */
+/** @type {Readonly<Record<string, PageEntry>>} */
 const PAGES = {
-  '/': { title: 'Dashboard', component: DashboardPage },
-  '/queue': { title: 'Queue', component: QueuePage },
-  '/wishlist': { title: 'Wishlist', component: WishlistPage },
-  '/downloads': { title: 'Downloads', component: DownloadsPage },
-  '/library': { title: 'Library', component: LibraryPage },
-  '/sources': { title: 'Sources', component: SourcesPage },
-  '/webhooks': { title: 'Webhooks', component: WebhooksPage },
+  '/': { title: 'Dashboard', component: DashboardPage, needs: 'read' },
+  '/queue': { title: 'Queue', component: QueuePage, needs: 'read' },
+  '/requests': { title: 'Requests', component: RequestsPage, needs: 'read' },
+  '/my-requests': { title: 'My requests', component: MyRequestsPage, needs: 'request' },
+  '/wishlist': { title: 'Wishlist', component: WishlistPage, needs: 'read' },
+  '/downloads': { title: 'Downloads', component: DownloadsPage, needs: 'read' },
+  '/library': { title: 'Library', component: LibraryPage, needs: 'read' },
+  '/sources': { title: 'Sources', component: SourcesPage, needs: 'read' },
+  '/webhooks': { title: 'Webhooks', component: WebhooksPage, needs: 'read' },
+  '/users': { title: 'Users', component: UsersPage, needs: 'admin' },
 };
 
-/** @type {Readonly<Record<string, number>>} */
-const RANK = { viewer: 1, approver: 2, admin: 3 };
+/** @type {readonly Scope[]} */
+const ALL_SCOPES = ['read', 'request', 'decide', 'admin'];
 
 /**
- * What the signed-in user may do. With authentication disabled the server lets every request through, so
- * the UI offers everything; an identity the server grants no role may do nothing (its calls answer 403).
+ * What the signed-in user may do: the scopes the server names for them. With authentication disabled the server
+ * lets every request through, so the UI offers everything; an identity the server grants no role may do nothing
+ * (its calls answer 403).
  * @param {AuthInfo} info
  * @returns {Session}
  */
 export function sessionOf(info) {
   const role = info.user?.role ?? (info.enabled ? 'none' : 'admin');
+  const scopes = new Set(info.user ? info.user.scopes : info.enabled ? [] : ALL_SCOPES);
   return {
     info,
     role,
-    can: (needed) => (RANK[role] ?? 0) >= (RANK[needed] ?? Infinity),
+    may: (scope) => scopes.has(scope),
     userName: info.user ? info.user.display_name || info.user.name : null,
   };
 }
+
+/**
+ * Where "/" leads: the dashboard for those who may read, a requester's own requests otherwise.
+ * @param {Session} session
+ */
+const homeOf = (session) => (!session.may('read') && session.may('request') ? '/my-requests' : '/');
 
 export function App() {
   const { path, params } = useLocation();
@@ -107,11 +129,18 @@ export function App() {
 
   // Someone signed in whose groups map to no role may call nothing (403): no live updates, the no-role page instead.
   const withoutRole = Boolean(info && info.enabled && info.authenticated && sessionOf(info).role === 'none');
+  // The event stream is for those who may read; a requester's pages ask again now and then instead.
+  const mayRead = Boolean(info && sessionOf(info).may('read'));
+  const home = info ? homeOf(sessionOf(info)) : '/';
 
   useEffect(() => {
-    if (info && (!info.enabled || info.authenticated) && !withoutRole) startLive();
+    if (info && (!info.enabled || info.authenticated) && !withoutRole && mayRead) startLive();
     else stopLive();
   }, [info]);
+
+  useEffect(() => {
+    if (info && (!info.enabled || info.authenticated) && path === '/' && home !== '/') navigate(home, { replace: true });
+  }, [info, path, home]);
 
   const page = PAGES[path];
   useEffect(() => {
@@ -135,13 +164,17 @@ export function App() {
       setInfo(keepNotice(next));
     }} /><${Toasts} />`;
   }
-  if (onLoginPage) return html`<p class="boot">Loading Crateflow…</p>`;
+  if (onLoginPage || (path === '/' && home !== '/')) return html`<p class="boot">Loading Crateflow…</p>`;
   if (withoutRole) return html`<${NoRolePage} info=${info} />`;
 
   const session = sessionOf(info);
-  const Page = page ? page.component : NotFound;
+  const content = !page
+    ? html`<${NotFound} home=${home} />`
+    : session.may(page.needs)
+      ? html`<${page.component} session=${session} params=${params} />`
+      : html`<${NotAllowed} title=${page.title} role=${session.role} home=${home} />`;
   return html`<${SiteNotice} text=${info.notice} /><${Layout} session=${session} path=${path} onSignedOut=${(/** @type {AuthInfo} */ next) => setInfo(keepNotice(next))}>
-    <${Page} session=${session} params=${params} />
+    ${content}
   </${Layout}><${Toasts} />`;
 
   /**
@@ -161,6 +194,19 @@ function SiteNotice({ text }) {
   return text ? html`<div class="site-notice" role="note" data-testid="site-notice">${text}</div>` : null;
 }
 
-function NotFound() {
-  return html`<section><h1>Page not found</h1><p>There is no page at this address. <a href="/">Go to the dashboard</a>.</p></section>`;
+/** @param {{ home: string }} props */
+function NotFound({ home }) {
+  return html`<section><h1>Page not found</h1><p>There is no page at this address. <a href=${home}>Go to ${home === '/' ? 'the dashboard' : 'your requests'}</a>.</p></section>`;
+}
+
+/**
+ * A page whose calls the server would refuse to this user (a requester opening /queue from an old bookmark).
+ * @param {{ title: string, role: string, home: string }} props
+ */
+function NotAllowed({ title, role, home }) {
+  return html`<section aria-labelledby="not-allowed-title">
+    <h1 id="not-allowed-title">${title}</h1>
+    <p class="notice notice-info" data-testid="not-allowed">You are signed in as ${role}, which does not include this page. An admin can change your role on the Users page.</p>
+    <p><a href=${home}>Go to ${home === '/' ? 'the dashboard' : 'your requests'}</a></p>
+  </section>`;
 }

@@ -26,6 +26,15 @@ import { api } from './api.js';
 /** @typedef {import('../../api-types.js').SourceRunStarted} SourceRunStarted */
 /** @typedef {import('../../api-types.js').Previews} Previews */
 /** @typedef {import('../../api-types.js').ReleaseGroupDetail} ReleaseGroupDetail */
+/** @typedef {import('../../api-types.js').RequestPage} RequestPage */
+/** @typedef {import('../../api-types.js').RequestCancelled} RequestCancelled */
+/** @typedef {import('../../api-types.js').User} User */
+/** @typedef {import('../../api-types.js').UserList} UserList */
+/** @typedef {import('../../api-types.js').UserCreate} UserCreate */
+/** @typedef {import('../../api-types.js').UserChange} UserChange */
+/** @typedef {import('../../api-types.js').ApiKeyList} ApiKeyList */
+/** @typedef {import('../../api-types.js').ApiKeyCreate} ApiKeyCreate */
+/** @typedef {import('../../api-types.js').ApiKeyCreated} ApiKeyCreated */
 
 /**
  * A decision on pending queue items, as it appears in the route's path.
@@ -80,6 +89,15 @@ export const getQueueByStatus = (search, signal) => api(`/queue${search}`, { sig
  * @returns {Promise<OneQueueItem>}
  */
 export const decideQueueItem = (id, decision) => api(`/queue/${segment(id)}/${decision}`, { method: 'POST' });
+
+/**
+ * `POST /queue/:id/reject` with the reason the requester reads (a household request is declined this way).
+ * @param {string} id
+ * @param {string} reason
+ * @returns {Promise<OneQueueItem>}
+ */
+export const declineQueueItem = (id, reason) =>
+  api(`/queue/${segment(id)}/reject`, { method: 'POST', body: reason ? { reason } : undefined });
 
 /**
  * `POST /queue/approve` or `/reject` for several items at once.
@@ -190,6 +208,80 @@ export const searchReleaseGroups = (q, signal) => api(`/search?q=${segment(q)}`,
  * @returns {Promise<QueueAddResult>}
  */
 export const proposeByMbid = (mbid) => api('/queue', { method: 'POST', body: { mbid } });
+
+/**
+ * `POST /queue` by someone who may request but not decide: a request, approved at once when the household's
+ * auto-approve and quota allow it, else waiting for an admin. `note` is for the admin.
+ * @param {string} mbid
+ * @param {string} note
+ * @returns {Promise<QueueAddResult>}
+ */
+export const requestByMbid = (mbid, note) => api('/queue', { method: 'POST', body: note ? { mbid, note } : { mbid } });
+
+/**
+ * `GET /requests` with a query string from `query()` (`user`, `status`, paging): a requester's own, or everyone's.
+ * @param {string} search
+ * @param {AbortSignal} signal
+ * @returns {Promise<RequestPage>}
+ */
+export const getRequests = (search, signal) => api(`/requests${search}`, { signal });
+
+/**
+ * `POST /requests/:id/cancel`: only while it is requested or approved (then 409).
+ * @param {string} id
+ * @returns {Promise<RequestCancelled>}
+ */
+export const cancelRequest = (id) => api(`/requests/${segment(id)}/cancel`, { method: 'POST' });
+
+/**
+ * `GET /users`: the accounts and profiles of the household.
+ * @param {AbortSignal} signal
+ * @returns {Promise<UserList>}
+ */
+export const getUsers = (signal) => api('/users', { signal });
+
+/**
+ * `POST /users`: a local account (with a password) or a profile for a proxy user.
+ * @param {UserCreate} user
+ * @returns {Promise<User>}
+ */
+export const createUser = (user) => api('/users', { method: 'POST', body: user });
+
+/**
+ * `PATCH /users/:name`: the members given change, `null` clears an override.
+ * @param {string} name
+ * @param {UserChange} change
+ * @returns {Promise<User>}
+ */
+export const changeUser = (name, change) => api(`/users/${segment(name)}`, { method: 'PATCH', body: change });
+
+/**
+ * `DELETE /users/:name` (its stored API keys go too).
+ * @param {string} name
+ * @returns {Promise<undefined>}
+ */
+export const deleteUser = (name) => api(`/users/${segment(name)}`, { method: 'DELETE' });
+
+/**
+ * `GET /api-keys`: every key, from config and stored, without secrets.
+ * @param {AbortSignal} signal
+ * @returns {Promise<ApiKeyList>}
+ */
+export const getApiKeys = (signal) => api('/api-keys', { signal });
+
+/**
+ * `POST /api-keys`: the answer holds the secret, which is never shown again.
+ * @param {ApiKeyCreate} key
+ * @returns {Promise<ApiKeyCreated>}
+ */
+export const createApiKey = (key) => api('/api-keys', { method: 'POST', body: key });
+
+/**
+ * `DELETE /api-keys/:id` (a key from config.yaml answers 409).
+ * @param {string} id
+ * @returns {Promise<undefined>}
+ */
+export const deleteApiKey = (id) => api(`/api-keys/${segment(id)}`, { method: 'DELETE' });
 
 /**
  * `POST /wishlist` with a MusicBrainz release group id alone: wanted at once, without a decision in the queue.

@@ -5,6 +5,7 @@ const TONES = {
   pending: 'neutral', wanted: 'neutral', queued: 'neutral', searching: 'info', downloading: 'info', running: 'info',
   downloaded: 'ok', completed: 'ok', delivered: 'ok', approved: 'ok', healthy: 'ok', enabled: 'ok',
   failed: 'bad', rejected: 'bad', unhealthy: 'bad', disabled: 'muted',
+  requested: 'neutral', in_library: 'ok', declined: 'bad', cancelled: 'muted', removed: 'muted',
 };
 
 /**

@@ -33,7 +33,7 @@ export function DashboardPage({ session }) {
         <${Count} label="Failed" value=${data.downloads.failed} href="/downloads?status=failed" tone=${data.downloads.failed > 0 ? 'bad' : ''} />
       </div>
       <div class="panels">
-        <${SyncPanel} job=${data.last_sync} canSync=${session.can('approver')} onDone=${stats.reload} />
+        <${SyncPanel} job=${data.last_sync} canSync=${session.may('decide')} onDone=${stats.reload} />
         <${PluginsPanel} plugins=${data.plugins} />
         <${ActivityPanel} events=${data.recent_events} />
       </div>` : stats.loading ? html`<p class="muted">Loading…</p>` : null}

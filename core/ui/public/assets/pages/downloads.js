@@ -31,7 +31,7 @@ export function DownloadsPage({ session, params }) {
   const data = list.data;
   const anyActive = Boolean(data && data.items.some((d) => ACTIVE.has(d.state)));
   useInterval(list.reload, ACTIVE_POLL_MS, anyActive);
-  const canRetry = session.can('approver');
+  const canRetry = session.may('decide');
 
   /** @param {Download} download */
   async function retry(download) {

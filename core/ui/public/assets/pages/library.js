@@ -34,7 +34,7 @@ export function LibraryPage({ session, params }) {
         ${data ? html`<span class="muted" data-testid="library-synced">${data.synced_at
           ? html`Last synced <time datetime=${data.synced_at} title=${formatTime(data.synced_at)}>${formatAgo(data.synced_at)}</time>`
           : 'No library sync has run yet.'}</span>` : null}
-        ${session.can('approver') ? html`<${SyncButton} onDone=${list.reload} />` : null}
+        ${session.may('decide') ? html`<${SyncButton} onDone=${list.reload} />` : null}
       </div>
     </div>
     <div class="toolbar" role="search">

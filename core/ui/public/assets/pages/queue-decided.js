@@ -39,7 +39,7 @@ export function DecidedQueue({ status, session, view }) {
   const refresh = useDebounced(decided.reload, 400);
   useLiveEvents(['queue_added', 'queue_approved', 'queue_rejected'], refresh);
   const [busy, setBusy] = useState(false);
-  const canRestore = status === 'rejected' && session.can('approver');
+  const canRestore = status === 'rejected' && session.may('decide');
   const data = decided.data;
 
   /** @param {QueueItem} item */

@@ -99,7 +99,7 @@ function PendingQueue({ session, params }) {
   const [busy, setBusy] = useState(false);
   const [panel, setPanel] = useState(/** @type {QueueItem | null} */ (null));
   const searchRef = useRef(/** @type {HTMLInputElement | null} */ (null));
-  const canDecide = session.can('approver');
+  const canDecide = session.may('decide');
 
   const data = pending.data;
   const items = useMemo(() => (data ? data.items.filter((i) => !hidden.has(i.id)) : []), [data, hidden]);
@@ -229,7 +229,7 @@ function PendingQueue({ session, params }) {
     ${data && items.length === 0 && !pending.loading
       ? view.q || view.source || view.hide_owned || data.total > 0
         ? html`<p class="empty">${view.q || view.source || view.hide_owned ? 'No pending items match this search.' : 'The queue is empty: nothing is waiting for a decision.'}</p>`
-        : html`<${EmptyQueue} canAdd=${canDecide} canRun=${session.can('approver')} onAdded=${refresh} />`
+        : html`<${EmptyQueue} canAdd=${canDecide} canRun=${session.may('decide')} onAdded=${refresh} />`
       : null}
     ${panel ? html`<${AlbumPanel} album=${panel} busy=${busy} onClose=${() => setPanel(null)}
       decisions=${canDecide ? {

@@ -22,7 +22,7 @@ export function SourcesPage({ session }) {
   const list = sources.data?.items ?? [];
   useInterval(sources.reload, RUNNING_POLL_MS, list.some((s) => s.running));
   const [starting, setStarting] = useState('');
-  const canRun = session.can('approver');
+  const canRun = session.may('decide');
 
   /** @param {SourceView} source */
   async function run(source) {

@@ -27,7 +27,7 @@ const LIMIT = 25;
 /** @param {import('../app.js').PageProps} props */
 export function WebhooksPage({ session, params }) {
   const targets = useResource(getWebhooks, 'webhooks');
-  const isAdmin = session.can('admin');
+  const isAdmin = session.may('admin');
   const unavailable = targets.error instanceof ApiError && targets.error.status === 503;
   return html`<section aria-labelledby="webhooks-title">
     <h1 id="webhooks-title">Webhooks</h1>

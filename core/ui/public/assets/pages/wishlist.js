@@ -29,7 +29,7 @@ export function WishlistPage({ session, params }) {
   useLiveEvents(['queue_approved', 'download_completed', 'wishlist_removed'], useDebounced(list.reload, 400));
   const [confirming, setConfirming] = useState(/** @type {string | null} */ (null));
   const [panel, setPanel] = useState(/** @type {WishlistItem | null} */ (null));
-  const canEdit = session.can('approver');
+  const canEdit = session.may('decide');
 
   /** @param {WishlistItem} item */
   async function remove(item) {

@@ -15,6 +15,7 @@ import type {
   WebhookTestRequest as WebhookTestRequestSchema,
   WebhookTestResult as WebhookTestResultSchema,
 } from '@crateflow/sdk';
+import type { ApiKeyCreated as ApiKeyCreatedSchema, ApiKeyList as ApiKeyListSchema, ApiKeyView as ApiKeySchema, CreateApiKeyBody as ApiKeyCreateSchema } from '../users/api-key.schema.js';
 import type { Download as DownloadSchema, DownloadPage as DownloadPageSchema } from '../downloads/download.schema.js';
 import type { AuthInfo as AuthInfoSchema, LoginBody as LoginBodySchema } from '../http/routes/auth.schema.js';
 import type { Stats as StatsSchema } from '../stats/stats.schema.js';
@@ -150,31 +151,8 @@ export interface ReleaseGroupDetail {
   links: { musicbrainz: string; listenbrainz: string; lastfm: string; bandcamp_search: string };
 }
 
-/*
- * API keys: written by hand in the shapes of core/users/api-keys.routes.ts, whose schemas are not exported yet.
- * Once they are (core/users/api-key.schema.ts), replace these with their Static types, as above.
- */
-
-/** `GET /api-keys` (one entry): a key from config.yaml or one made through the API, never its secret. */
-export interface ApiKey {
-  id: string;
-  name: string;
-  user?: string;
-  scopes: Scope[];
-  origin: 'config' | 'stored';
-  created_at?: string;
-}
-export interface ApiKeyList {
-  items: ApiKey[];
-}
-/** `POST /api-keys`: scopes at most what the user's role grants. */
-export interface ApiKeyCreate {
-  name: string;
-  user: string;
-  scopes: Scope[];
-}
-/** `POST /api-keys`: the secret, shown once, and the key as listed. */
-export interface ApiKeyCreated {
-  key: string;
-  api_key: ApiKey;
-}
+/** API keys: `GET /api-keys` entries, the `POST /api-keys` body and its answer (the key shown once). */
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type ApiKeyList = Static<typeof ApiKeyListSchema>;
+export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
+export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;

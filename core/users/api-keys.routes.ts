@@ -1,34 +1,12 @@
 import { Type } from 'typebox';
-import { ROLE_SCOPES, Scope, type Role } from '@crateflow/sdk';
+import { ROLE_SCOPES, type Role } from '@crateflow/sdk';
+import { ApiKeyCreated, ApiKeyList, CreateApiKeyBody } from './api-key.schema.js';
 import type { ApiKeyConfig } from '../config/app-config.schema.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { route, type RouteSpec } from '../http/route.js';
-import { printableText } from '../schema/printable-text.js';
 import type { StoredApiKey, StoredApiKeys } from './stored-api-keys.js';
 import type { UserDirectory } from './user-directory.js';
-import { UserName } from './user.schema.js';
-
-const ApiKeyView = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    user: Type.Optional(Type.String({ description: 'the user the key acts for (absent: a config key acting under its own name)' })),
-    scopes: Type.Array(Scope),
-    origin: Type.Union([Type.Literal('config'), Type.Literal('stored')], { description: 'config: from ui.auth.api_keys (change it there); stored: made here' }),
-    created_at: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false, $id: 'ApiKey' },
-);
-
-const CreateApiKeyBody = Type.Object(
-  {
-    name: printableText('what the key is for, e.g. node-red or phone shortcut', 100),
-    user: UserName,
-    scopes: Type.Array(Scope, { minItems: 1, uniqueItems: true, description: 'read, request, decide, admin: at most what the user\'s role grants' }),
-  },
-  { additionalProperties: false, $id: 'CreateApiKeyBody' },
-);
 
 /** API keys (issue #31): each belongs to a user and carries scopes. Config keys are listed, not changed, here. */
 export function apiKeyRoutes(deps: { keys: StoredApiKeys; users: UserDirectory; configured: readonly ApiKeyConfig[] }): RouteSpec[] {
@@ -38,7 +16,7 @@ export function apiKeyRoutes(deps: { keys: StoredApiKeys; users: UserDirectory; 
     route({
       method: 'get', path: '/api-keys', tag: 'users', access: 'admin',
       summary: 'Every API key: config.yaml\'s and those made here (never the keys themselves)',
-      response: Type.Object({ items: Type.Array(ApiKeyView) }),
+      response: ApiKeyList,
       handle: () => ({
         items: [
           ...configured.map((key, index) => ({
@@ -52,7 +30,7 @@ export function apiKeyRoutes(deps: { keys: StoredApiKeys; users: UserDirectory; 
       method: 'post', path: '/api-keys', tag: 'users', access: 'admin', status: 201, errors: [507],
       summary: 'Make an API key for a user; the answer shows the key, once',
       body: CreateApiKeyBody,
-      response: Type.Object({ key: Type.String({ description: 'send as Authorization: Bearer KEY or X-API-Key: KEY; it is not shown again' }), api_key: ApiKeyView }),
+      response: ApiKeyCreated,
       handle: async ({ body }) => {
         const role = roleOf(body.user);
         if (role === undefined) {

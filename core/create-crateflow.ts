@@ -159,7 +159,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   credentials.catch(() => undefined); // awaited below; a start that fails before then must not leave it unhandled
   const publicUrl = publicUrlOf(config.server.public_url);
   const decisionLinks = new DecisionLinkService(store, clock, publicUrl, parseDuration(config.approvals.link_ttl));
-  const users = new UserDirectory(store, clock, configAdminOf(config.ui.auth));
+  const users = new UserDirectory(store, clock, configAdminOf(config.ui.auth), config.ui.auth.api_keys.filter((key) => key.user === undefined).map((key) => key.name));
   const storedKeys = new StoredApiKeys(store, clock, makeId);
   const plugins = await createPlugins(checked, {
     store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz, ...(decisionLinks.issuer ? { decisionLinks: decisionLinks.issuer } : {}), accounts: users,
@@ -237,6 +237,11 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
       signal: shutdown.signal,
       maxStreams: config.server.max_event_streams,
       maxUnreadBytes: config.server.event_stream_max_unread_bytes,
+      stillAllowed: (identity) => {
+        if (!identity) return true;
+        const grant = authenticator.grantOf(identity);
+        return !grant.disabled && grant.scopes.has('read');
+      },
     }),
   );
   const app = createApp({

@@ -148,7 +148,8 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   }
 
   grantOf(identity: Identity): Grant {
-    const profile = this.users?.profileOf(identity.name);
+    // config.yaml's admin is edited in config.yaml only: a stored row of that name (from another auth mode) counts for nothing.
+    const profile = this.users?.isConfigUser(identity.name) ? undefined : this.users?.profileOf(identity.name);
     if (profile?.disabled) return { role: undefined, scopes: new Set(), disabled: true };
     const roles = this.rolesOf(identity, profile?.role);
     const scopes = scopesOf(roles, identity.scopes);
@@ -158,14 +159,15 @@ export class DefaultAuthenticator implements RequestAuthenticator {
   }
 
   /**
-   * The roles an identity holds: the one an admin set for the user, else the one its credential carries (a local
-   * account's, a config API key's), else config.yaml's admin, else what `ui.auth.roles` maps its groups to. With no
+   * The roles an identity holds: config.yaml's admin's, else the one an admin set for the user, else the one its
+   * credential carries (a local account's, a config API key's), else what `ui.auth.roles` maps its groups to. With no
    * mapping at all, whoever the auth plugin recognises is an admin (a proxy that lets only the owner through).
    */
   private rolesOf(identity: Identity, profileRole: Role | undefined): Role[] {
+    // config.yaml's admin is one whatever a stored row of that name says (one left from another auth mode).
+    if (this.users?.isConfigUser(identity.name)) return [identity.role ?? 'admin'];
     if (profileRole) return [profileRole];
     if (identity.role) return [identity.role];
-    if (this.users?.isConfigUser(identity.name)) return ['admin'];
     // A stored key of a user without a role of their own: no groups to fall back on.
     if (identity.via === 'api-key') return [];
     if (Object.keys(this.config.roles).length === 0) return ['admin'];

@@ -83,7 +83,7 @@ export const ApiKeyConfig = Type.Object(
     key: Type.Optional(Type.String({ minLength: 16, description: 'the key itself (write ${ENV_NAME} to keep it out of the file)' })),
     key_hash: Type.Optional(Type.String({ pattern: '^\\$scrypt\\$', description: 'an scrypt PHC hash of the key (crateflow hash-password)' })),
     role: Type.Union([Role], { default: 'approver', description: 'admin, approver, requester or viewer: the most the key may do (the user\'s role when `user` is set and the user has one)' }),
-    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the user the key acts for: requests and decisions made with it are recorded under this name' })),
+    user: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$', description: 'the user the key acts for: requests and decisions made with it are recorded under this name' })),
     scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true, description: 'narrows the key to these of its role\'s scopes: read, request, decide, admin (e.g. [read, decide] for Node-RED)' })),
   },
   { additionalProperties: false },
@@ -163,7 +163,7 @@ const PluginEntry = Type.Object(
 export const RequestQuota = Type.Object(
   {
     albums: Type.Integer({ minimum: 0, maximum: 10_000, description: 'requests the auto-approve rule lets through in each window; past it, requests wait for an admin' }),
-    per: Type.String({ pattern: '^[0-9]+(m|h|d)$', description: 'the sliding window, e.g. 7d or 24h' }),
+    per: Type.String({ pattern: '^[1-9][0-9]{0,5}(m|h|d)$', description: 'the sliding window, e.g. 7d or 24h (at least 1m)' }),
   },
   { additionalProperties: false },
 );
@@ -171,6 +171,10 @@ export const RequestQuota = Type.Object(
 const Requests = Type.Object(
   {
     quota: Type.Optional(RequestQuota),
+    max_waiting: Type.Integer({
+      default: 20, minimum: 1, maximum: 10_000,
+      description: 'requests one user may have waiting for an admin at once; past it, more are refused (429) until some are decided',
+    }),
     auto_approve: Type.Array(Type.String({ pattern: '^(role:(admin|approver|requester|viewer)|[^\\s:]{1,64})$' }), {
       default: [],
       maxItems: 1000,

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import type { DomainEvent } from '@crateflow/sdk';
+import type { DomainEvent, Identity } from '@crateflow/sdk';
 import { TooManyEventStreamsError } from '../errors/too-many-event-streams-error.js';
 import { route, type RouteSpec } from '../http/route.js';
 import type { EventBus } from './event-bus.js';
@@ -21,6 +21,11 @@ export interface EventStreamDeps {
    * without bound (EventSource reconnects by itself).
    */
   maxUnreadBytes: number;
+  /**
+   * Whether the stream's caller may still read, asked before each event: a stream opened by a user who is then
+   * disabled, or loses the read scope, ends rather than going on for hours.
+   */
+  stillAllowed?: (identity: Identity | null) => boolean;
   heartbeatMs?: number;
   /** How long a stream may stay over `maxUnreadBytes` before its client is dropped. */
   unreadGraceMs?: number;
@@ -44,7 +49,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): RouteSpec[] {
         'once (one more gets 429 with `Retry-After`); a client that leaves more than `server.event_stream_max_unread_bytes` ' +
         'unread is disconnected.',
       errors: [429],
-      handle: ({ setHeader }) => {
+      handle: ({ setHeader, identity }) => {
         if (open.size >= deps.maxStreams) {
           setHeader('Retry-After', String(RETRY_AFTER_S));
           throw new TooManyEventStreamsError(open.size, RETRY_AFTER_S);
@@ -55,7 +60,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): RouteSpec[] {
         setHeader('X-Accel-Buffering', 'no');
         // The stream holds its connection for its whole life; closing it with the stream lets shutdown finish at once.
         setHeader('Connection', 'close');
-        const stream = openStream(deps);
+        const stream = openStream(deps, () => deps.stillAllowed?.(identity) ?? true);
         open.add(stream);
         stream.once('close', () => open.delete(stream));
         return stream;
@@ -64,7 +69,7 @@ export function eventStreamRoutes(deps: EventStreamDeps): RouteSpec[] {
   ];
 }
 
-function openStream(deps: EventStreamDeps): PassThrough {
+function openStream(deps: EventStreamDeps, allowed: () => boolean): PassThrough {
   const stream = new PassThrough();
   // Both halves: events published in one burst wait on the readable side until the socket takes them; once the
   // socket pushes back, the writable side fills too.
@@ -87,7 +92,10 @@ function openStream(deps: EventStreamDeps): PassThrough {
     stream.write(chunk);
     if (unread() > deps.maxUnreadBytes && !grace) grace = setTimeout(dropIfBehind, deps.unreadGraceMs ?? UNREAD_GRACE_MS).unref();
   };
-  const unsubscribe = deps.events.subscribe((event: DomainEvent) => send(formatEvent(event)));
+  const unsubscribe = deps.events.subscribe((event: DomainEvent) => {
+    if (allowed()) send(formatEvent(event));
+    else if (!stream.writableEnded) stream.end();
+  });
   const heartbeat = setInterval(() => send(': ping\n\n'), deps.heartbeatMs ?? HEARTBEAT_MS);
   heartbeat.unref();
   const end = (): void => {

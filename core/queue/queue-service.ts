@@ -6,6 +6,7 @@ import { DownloadsTable } from '../downloads/downloads-table.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { StorageFullError } from '../errors/storage-full-error.js';
+import { TooManyWaitingRequestsError } from '../errors/too-many-waiting-requests-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { eventDataOf } from '../events/event-data-of.js';
 import { UnitOfWork, type Emit } from '../events/unit-of-work.js';
@@ -36,6 +37,8 @@ export interface RequestTerms {
   autoApprove: boolean;
   /** At most `albums` automatic approvals in any `perMs`; absent: no limit. */
   quota?: { albums: number; perMs: number };
+  /** Requests of theirs that may wait for an admin at once: a person asking, not a flood. */
+  maxWaiting: number;
 }
 
 /** An album a person asks for, with what they wrote about it. */
@@ -141,6 +144,8 @@ export class QueueService {
           return;
         }
         const automatic = terms.autoApprove && (terms.quota === undefined || this.queue.autoApprovedSince(terms.requester, now - terms.quota.perMs) < terms.quota.albums);
+        // Past the limit the whole request is refused (the change is undone): nothing of it was added.
+        if (!automatic && this.queue.waitingRequestsOf(terms.requester) >= terms.maxWaiting) throw new TooManyWaitingRequestsError(terms.maxWaiting);
         const item: QueueItem = {
           id: this.newId(),
           ...candidate,

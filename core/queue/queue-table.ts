@@ -70,6 +70,7 @@ export class QueueTable {
       // Keyset paging: the index on (status, decided_seq) is entered at the cursor, so a page 450,000 decisions deep
       // costs what the first one does (OFFSET walks every row it skips).
       decidedBefore: db.prepare('SELECT decided_seq AS seq, record FROM queue_items INDEXED BY queue_decided WHERE status = ? AND decided_seq IS NOT NULL AND decided_seq < ? ORDER BY decided_seq DESC LIMIT ?'),
+      waitingRequests: db.prepare("SELECT count(*) FROM queue_items INDEXED BY queue_requests_by_user WHERE requested_by = ? AND status = 'pending'").pluck(),
       autoApprovedSince: db.prepare('SELECT count(*) FROM queue_items INDEXED BY queue_auto_approved WHERE requested_by = ? AND auto_approved_at >= ?').pluck(),
       pendingByMbid: db.prepare("SELECT id FROM queue_items INDEXED BY queue_by_mbid WHERE mbid = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
       pendingByName: db.prepare("SELECT id FROM queue_items INDEXED BY queue_by_name_key WHERE name_key = ? AND status = 'pending' ORDER BY seq DESC LIMIT 1").pluck(),
@@ -133,6 +134,11 @@ export class QueueTable {
     const items = page.map((row) => JSON.parse(row.record) as QueueItem);
     const last = rows.length > limit ? page.at(-1) : undefined;
     return { items, total: this.count(status), ...(last ? { nextBefore: last.seq } : {}) };
+  }
+
+  /** How many of `user`'s requests wait for an admin. */
+  waitingRequestsOf(user: string): number {
+    return Number(this.statements.waitingRequests.get(user));
   }
 
   /** How many of `user`'s requests the auto-approve rule let through since `since` (ms): their quota's use. */

@@ -87,7 +87,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake, termsFo
         'requester) makes requests: source `request`, `requested_by` them, with their `note`; approved at once when ' +
         '`requests.auto_approve` applies to them and their quota has room, else pending for an admin.',
       body: Type.Union([ProposedRequest, Type.Array(ProposedRequest, { minItems: 1, maxItems: MAX_BATCH })]),
-      errors: [503, 507],
+      errors: [429, 503, 507],
       response: AddResult,
       handle: async ({ body, identity, scopes }) => {
         const batch = Array.isArray(body);
@@ -98,8 +98,9 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake, termsFo
         if (!requesting && withNote >= 0) throw new ValidationError([{ path: batch ? `body[${withNote}].note` : 'body.note', message: 'is for requests; a caller who may decide adds candidates without one' }]);
         const candidates = await intake.resolve(proposals.map(({ note: _note, ...candidate }) => candidate), (index) => (batch ? `body[${index}]` : 'body'));
         if (requesting) {
-          // Each album keeps its own note; the source is always `request`.
-          const requested = candidates.map(({ source: _source, ...candidate }, index) => {
+          // Each album keeps its own note. What ranks or dresses a candidate (score, reasons, a cover from anywhere) is
+          // the sources' to say, not a requester's: the admin's list must not be reordered or decorated by one.
+          const requested = candidates.map(({ source: _source, score: _score, reasons: _reasons, cover_url: _cover, ...candidate }, index) => {
             const note = proposals[index]?.note;
             return note === undefined ? candidate : { ...candidate, note };
           });
@@ -107,7 +108,7 @@ export function queueRoutes(queue: QueueService, intake: ProposalIntake, termsFo
           // Who asked for an album already wanted is for those who may read everything; the requester hears only "requested".
           return scopes.has('read') ? result : { ...result, skipped: result.skipped.map(({ duplicate_of: { requested_by: _by, ...match }, ...rest }) => ({ ...rest, duplicate_of: match })) };
         }
-        // Without a source of its own, an item says who proposed it: the API key's name (a bot, a flow), else "api".
+        // Without a source of its own, an item says who proposed it: the API key's identity (a bot's name, or the user it acts for), else "api".
         const proposer = identity?.via === 'api-key' ? identity.name : 'api';
         return queue.add(candidates.map((candidate) => (candidate.source === undefined ? { ...candidate, source: proposer } : candidate)));
       },

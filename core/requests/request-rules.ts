@@ -32,6 +32,7 @@ export class RequestRules {
     return {
       requester: name,
       autoApprove: this.autoApproves(name, role),
+      maxWaiting: this.config.max_waiting,
       ...(quota === undefined ? {} : { quota: { albums: quota.albums, perMs: parseDuration(quota.per) } }),
     };
   }

@@ -39,7 +39,9 @@ export function apiKeyRoutes(deps: { keys: StoredApiKeys; users: UserDirectory; 
         }
         const beyond = body.scopes.filter((scope) => !ROLE_SCOPES[role].includes(scope));
         if (beyond.length > 0) throw new ValidationError([{ path: 'body.scopes', message: `${beyond.join(', ')} ${beyond.length === 1 ? 'is' : 'are'} beyond the ${role} role of "${body.user}"` }]);
-        const { key, record } = await keys.create(body.user, body.name, body.scopes);
+        const { key, record } = await keys.create(body.user, body.name, body.scopes, () => {
+          if (!users.mayOwnKeys(body.user)) throw new ConflictError(`"${body.user}" was deleted, or lost their role, meanwhile; no key was made`, { user: body.user });
+        });
         return { key, api_key: storedView(record) };
       },
     }),

@@ -52,12 +52,16 @@ export class StoredApiKeys {
     return [...this.byDigest.values()].sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
-  /** Makes a key; the answer holds the key itself, the only time it is seen. */
-  async create(owner: string, name: string, scopes: readonly Scope[]): Promise<{ key: string; record: StoredApiKey }> {
+  /**
+   * Makes a key; the answer holds the key itself, the only time it is seen. `ownerStillThere` is asked inside the
+   * change (throwing refuses it): a user deleted at the same moment must not leave a key behind for a later namesake.
+   */
+  async create(owner: string, name: string, scopes: readonly Scope[], ownerStillThere: () => void): Promise<{ key: string; record: StoredApiKey }> {
     const key = `cf_${randomBytes(32).toString('base64url')}`;
     const digest = digestOf(key);
     const record: StoredApiKey = { id: this.newId(), name, owner, scopes: [...scopes], created_at: new Date(this.clock.now()).toISOString() };
     await this.store.change(({ afterCommit }) => {
+      ownerStillThere();
       const held = Number(this.statements.count.get());
       if (held >= MAX_STORED_KEYS) throw new StorageFullError(held, MAX_STORED_KEYS, 1);
       this.statements.insert.run(record.id, digest, owner, JSON.stringify(record));

@@ -26,11 +26,17 @@ export class UserDirectory implements LocalAccounts {
   // An unknown name is checked against this hash, so its answer takes as long as a wrong password's.
   private decoyHash: Promise<string> | undefined;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, readonly configUser: string | undefined) {
+  /**
+   * `reservedNames`: names config.yaml gives to API keys that act under their own name; a user of that name would
+   * take such a key over. They, and config's admin, are refused as user names in any letter case.
+   */
+  constructor(private readonly store: Store, private readonly clock: Clock, readonly configUser: string | undefined, private readonly reservedNames: readonly string[] = []) {
     const db = store.db;
     this.statements = {
       all: db.prepare('SELECT record FROM users').pluck(),
       exists: db.prepare('SELECT 1 FROM users WHERE name = ?').pluck(),
+      // "Alice" and "alice" would be two accounts people cannot tell apart in a list or a decided_by.
+      existsInAnyCase: db.prepare('SELECT name FROM users WHERE name = ? COLLATE NOCASE').pluck(),
       get: db.prepare('SELECT record FROM users WHERE name = ?').pluck(),
       count: db.prepare('SELECT count(*) FROM users').pluck(),
       insert: db.prepare('INSERT INTO users (name, record) VALUES (?, ?)'),
@@ -59,7 +65,11 @@ export class UserDirectory implements LocalAccounts {
 
   /** Adds a local account (with a password) or a proxy user's profile (without). */
   async create(body: CreateUserBody): Promise<UserRecord> {
-    if (this.isConfigUser(body.name)) throw this.configUserConflict(body.name);
+    const lower = body.name.toLowerCase();
+    if (this.configUser?.toLowerCase() === lower) throw this.configUserConflict(this.configUser);
+    if (this.reservedNames.some((name) => name.toLowerCase() === lower)) {
+      throw new ConflictError(`"${body.name}" is the name of an API key in config.yaml (ui.auth.api_keys); choose another name, or give that key a user`, { name: body.name });
+    }
     if (body.password === undefined && body.role === undefined && body.auto_approve === undefined && body.quota === undefined && body.notify === undefined) {
       throw new ValidationError([{ path: 'body', message: 'give a password (a local account) or something to set for a proxy user (role, auto_approve, quota, notify)' }]);
     }
@@ -78,7 +88,8 @@ export class UserDirectory implements LocalAccounts {
       updated_at: new Date(now).toISOString(),
     };
     return this.store.change(({ afterCommit }) => {
-      if (this.statements.exists.get(user.name) !== undefined) throw new ConflictError(`a user named "${user.name}" exists already`, { name: user.name });
+      const taken = this.statements.existsInAnyCase.get(user.name) as string | undefined;
+      if (taken !== undefined) throw new ConflictError(`a user named "${taken}" exists already`, { name: taken });
       const held = Number(this.statements.count.get());
       if (held >= MAX_USERS) throw new StorageFullError(held, MAX_USERS, 1);
       this.statements.insert.run(user.name, JSON.stringify(user));
@@ -128,23 +139,42 @@ export class UserDirectory implements LocalAccounts {
     });
   }
 
-  async check(username: string, password: string, via: Identity['via']): Promise<Identity | null> {
+  async check(username: string, password: string, via: Identity['via']): Promise<{ identity: Identity; stamp: string } | null> {
     const user = this.users.get(username);
     const presented = sha256(password);
-    const hash = user?.password_hash ?? (await (this.decoyHash ??= hashSecret('decoy password nobody has')));
+    const hash = user?.password_hash ?? (await this.decoy());
     // HTTP Basic sends the password with every request: once it matched this hash, its digest is enough.
     const remembered = user ? this.verified.get(user.name) : undefined;
     const known = remembered !== undefined && remembered.hash === hash && timingSafeEqual(remembered.digest, presented);
     const matches = known || (await verifySecret(password, hash));
-    if (!matches || !user?.password_hash || user.disabled) return null;
+    if (!matches || !user?.password_hash) return null;
     if (!known) this.verified.set(user.name, { hash, digest: presented });
+    // Read again after the hash: a reset or a disable that committed meanwhile wins over the old password.
+    const current = this.users.get(username);
+    if (current?.password_hash !== hash || current.disabled) return null;
+    return { identity: identityOf(current, via), stamp: stampOf(current) };
+  }
+
+  identityOf(username: string, stamp: string, via: Identity['via']): Identity | null {
+    const user = this.users.get(username);
+    if (!user?.password_hash || user.disabled || !constantTimeEqual(stamp, stampOf(user))) return null;
     return identityOf(user, via);
   }
 
-  identityOf(username: string, signedInAt: number, via: Identity['via']): Identity | null {
-    const user = this.users.get(username);
-    if (!user?.password_hash || user.disabled || signedInAt < user.credentials_changed_at) return null;
-    return identityOf(user, via);
+  /** The hash an unknown name is checked against (made once; made again should making it ever fail). */
+  private decoy(): Promise<string> {
+    this.decoyHash ??= hashSecret('decoy password nobody has').catch((err: unknown) => {
+      this.decoyHash = undefined;
+      throw err;
+    });
+    return this.decoyHash;
+  }
+
+  /** Inside a change: whether `name` may own things now (an API key): a stored user with a role, or config's admin. */
+  mayOwnKeys(name: string): boolean {
+    if (this.isConfigUser(name)) return true;
+    const record = this.statements.get.get(name) as string | undefined;
+    return record !== undefined && (JSON.parse(record) as UserRecord).role !== undefined;
   }
 
   /** The stored record, read inside a change: an earlier change in the same commit is seen, the map is not yet. */
@@ -157,6 +187,18 @@ export class UserDirectory implements LocalAccounts {
   private configUserConflict(name: string): ConflictError {
     return new ConflictError(`"${name}" is the admin of config.yaml (ui.auth.username); change it there`, { name });
   }
+}
+
+/**
+ * What a session keeps of the credentials it signed in with: their hash and when they last changed (a password set,
+ * the account disabled). Either changing ends the session, even one signed in while the change was committed.
+ */
+function stampOf(user: UserRecord): string {
+  return sha256(`${user.password_hash ?? ''}|${user.credentials_changed_at}`).toString('base64url');
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(sha256(a), sha256(b));
 }
 
 function sha256(value: string): Buffer {

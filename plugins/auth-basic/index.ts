@@ -51,9 +51,11 @@ export default definePlugin({
       via,
     });
 
-    // config.yaml's user first, then the local accounts an admin added (sdk 1.6; older servers have none).
-    const check = async (username: string, password: string, via: Identity['via']): Promise<Identity | null> => {
-      if (username === config.username) return (await credentials.matches(username, password)) ? identity(via) : null;
+    // config.yaml's user first, then the local accounts an admin added (sdk 1.6; older servers have none). A wrong
+    // password costs the same whatever the name: config's check runs for every name (its own cost does not depend on
+    // the name), and the local accounts' scrypt check runs for every name it did not match, config's own included.
+    const check = async (username: string, password: string, via: Identity['via']): Promise<{ identity: Identity; stamp?: string } | null> => {
+      if (await credentials.matches(username, password)) return { identity: identity(via) };
       return (await accounts?.check(username, password, via)) ?? null;
     };
 
@@ -70,13 +72,13 @@ export default definePlugin({
       },
       async authenticate(req: AuthRequest): Promise<Identity | null> {
         const basic = basicCredentials(req.headers.authorization);
-        if (basic) return check(basic.username, basic.password, 'basic');
+        if (basic) return (await check(basic.username, basic.password, 'basic'))?.identity ?? null;
         if (!req.session_token) return null;
         const session = await sessions.user(req.session_token);
         if (!session) return null;
         if (session.user === config.username) return identity('session');
-        // A local account's session ends when the account is disabled, deleted, or its password reset after sign-in.
-        return accounts?.identityOf(session.user, session.signedInAt, 'session') ?? null;
+        // A local account's session ends when the account is disabled, deleted, or its password set since sign-in.
+        return session.stamp === undefined ? null : (accounts?.identityOf(session.user, session.stamp, 'session') ?? null);
       },
       async login({ username, password }, req) {
         const signedIn = await check(username, password, 'session');
@@ -84,8 +86,8 @@ export default definePlugin({
           log.info({ client: req.client_address ?? req.peer_address }, 'failed login');
           return null;
         }
-        const sessionToken = await sessions.create(signedIn.name);
-        return { session_token: sessionToken, identity: signedIn, max_age_s: config.session_max_days * 86_400 };
+        const sessionToken = await sessions.create(signedIn.identity.name, signedIn.stamp);
+        return { session_token: sessionToken, identity: signedIn.identity, max_age_s: config.session_max_days * 86_400 };
       },
       async logout(sessionToken) {
         await sessions.end(sessionToken);

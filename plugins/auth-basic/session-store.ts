@@ -10,6 +10,8 @@ export interface SessionLimits {
 
 interface StoredSession {
   user: string;
+  /** A local account's: the stamp of the credentials it signed in with (LocalAccounts). */
+  stamp?: string;
   created_at: number;
   last_seen_at: number;
 }
@@ -25,16 +27,16 @@ export class SessionStore {
   constructor(private readonly storage: PluginStorage, private readonly clock: Clock, private readonly limits: SessionLimits) {}
 
   /** Starts a session and returns its token (256 random bits, base64url). */
-  async create(user: string): Promise<string> {
+  async create(user: string, stamp?: string): Promise<string> {
     await this.sweep();
     const token = randomBytes(32).toString('base64url');
     const now = this.clock.now();
-    await this.storage.set(keyOf(token), { user, created_at: now, last_seen_at: now });
+    await this.storage.set(keyOf(token), { user, ...(stamp === undefined ? {} : { stamp }), created_at: now, last_seen_at: now });
     return token;
   }
 
   /** The user of a live session and when it signed in, refreshing its idle timer; undefined when unknown or expired (and then removed). */
-  async user(token: string): Promise<{ user: string; signedInAt: number } | undefined> {
+  async user(token: string): Promise<{ user: string; stamp?: string } | undefined> {
     const key = keyOf(token);
     const session = asSession(this.storage.get(key));
     if (!session) return undefined;
@@ -46,7 +48,7 @@ export class SessionStore {
     if (now - session.last_seen_at > Math.min(60_000, this.limits.idleMs / 10)) {
       await this.storage.set(key, { ...session, last_seen_at: now });
     }
-    return { user: session.user, signedInAt: session.created_at };
+    return { user: session.user, ...(session.stamp === undefined ? {} : { stamp: session.stamp }) };
   }
 
   async end(token: string): Promise<void> {
@@ -81,7 +83,7 @@ function keyOf(token: string): string {
 
 function asSession(value: JsonValue | undefined): StoredSession | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { user, created_at, last_seen_at } = value;
+  const { user, stamp, created_at, last_seen_at } = value;
   if (typeof user !== 'string' || typeof created_at !== 'number' || typeof last_seen_at !== 'number') return undefined;
-  return { user, created_at, last_seen_at };
+  return { user, ...(typeof stamp === 'string' ? { stamp } : {}), created_at, last_seen_at };
 }

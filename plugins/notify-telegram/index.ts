@@ -88,7 +88,8 @@ export default definePlugin({
     // A message for one person goes to their own chat (sdk 1.6); the others to every configured chat.
     const chatsFor = (note: Notification): readonly number[] => {
       if (note.recipient === undefined) return config.chat_ids;
-      if (!/^-?[0-9]{1,16}$/.test(note.recipient)) throw new Error(`"${note.recipient.slice(0, 80)}" is not a Telegram chat id (a number)`);
+      // At most 15 digits: a longer number would be rounded by Number() and could name another chat.
+      if (!/^-?[0-9]{1,15}$/.test(note.recipient)) throw new Error(`"${note.recipient.slice(0, 80)}" is not a Telegram chat id (a number)`);
       return [Number(note.recipient)];
     };
 

@@ -5,17 +5,19 @@ import type { Identity } from './kinds/auth.js';
  * passwords (`context.accounts`). Older servers leave it out: feature-detect.
  *
  * @example
- * const identity = (await ctx.accounts?.check(username, password, 'session')) ?? null;
+ * const signedIn = await ctx.accounts?.check(username, password, 'session');
+ * if (signedIn) await sessions.create(signedIn.identity.name, signedIn.stamp);
  */
 export interface LocalAccounts {
   /**
-   * The identity of the account when the password is right and the account is enabled, else null. An unknown
-   * name costs the same scrypt check as a known one, so the answer's timing does not tell which names exist.
+   * The identity of the account when the password is right and the account is enabled, else null, with the stamp
+   * of the credentials it was checked against (keep it with a session). An unknown name costs the same scrypt check
+   * as a known one, so the answer's timing does not tell which names exist.
    */
-  check(username: string, password: string, via: Identity['via']): Promise<Identity | null>;
+  check(username: string, password: string, via: Identity['via']): Promise<{ identity: Identity; stamp: string } | null>;
   /**
-   * The identity of an enabled account, or null when it is unknown, disabled, deleted, or its password was changed
-   * after `signedInAt` (ms since the epoch): a session signed in before a reset ends.
+   * The identity of an enabled account whose credentials still carry `stamp`, or null: unknown, disabled, deleted,
+   * or its password set (or the account disabled) since the stamp was given. A session kept with a stamp ends then.
    */
-  identityOf(username: string, signedInAt: number, via: Identity['via']): Identity | null;
+  identityOf(username: string, stamp: string, via: Identity['via']): Identity | null;
 }

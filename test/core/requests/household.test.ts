@@ -47,7 +47,7 @@ describe('the household: users, requests, quotas', () => {
             api_keys: [{ name: 'amos-shortcut', key: 'amos-shortcut-key-0123456789', role: 'requester', user: 'amos' }],
           },
         },
-        requests: { quota: { albums: 5, per: '7d' }, auto_approve: ['role:requester'] },
+        requests: { quota: { albums: 5, per: '7d' }, auto_approve: ['role:requester'], max_waiting: 45 },
         library: { sync_interval: '1d' },
       },
     });
@@ -123,16 +123,21 @@ describe('the household: users, requests, quotas', () => {
     assert.ok(approved.every((item) => item?.auto_approved === true && item.decided_via === 'auto_approve' && item.decided_by === 'bob'));
     const page = await call<RequestPage>('GET', '/api/v1/requests?user=bob&status=requested&limit=500');
     assert.equal(page.body.total, 45);
+    // 45 waiting is requests.max_waiting here: one more is refused whole, and leaves nothing behind.
+    const more = await call<{ status: number; max_waiting: number }>('POST', '/api/v1/queue', [{ artist: 'Quota Band', album: 'One More' }, { artist: 'Quota Band', album: 'And Another' }], bob);
+    assert.deepEqual([more.status, more.body.max_waiting], [429, 45]);
+    assert.equal((await call<RequestPage>('GET', '/api/v1/requests?user=bob&limit=500')).body.total, 50);
   });
 
   it('answers an album someone already wants with that, naming who only to those who read everything', async () => {
     const alice = basicOf('alice', 'alice password');
-    const bobs = await call<AddAnswer>('POST', '/api/v1/queue', { artist: 'Duplicate', album: 'Wanted Twice' }, basicOf('bob', 'bob password'));
-    assert.equal(bobs.body.items[0]?.status, 'pending', 'past the quota, it waits');
-    const again = await call<AddAnswer>('POST', '/api/v1/queue', { artist: 'Duplicate', album: 'Wanted Twice' }, alice);
-    assert.deepEqual(again.body.skipped[0]?.duplicate_of, { in: 'queue', id: bobs.body.items[0]?.id, status: 'pending' });
+    const alices = await call<AddAnswer>('POST', '/api/v1/queue', { artist: 'Duplicate', album: 'Wanted Twice' }, alice);
+    assert.equal(alices.body.items[0]?.status, 'pending', 'not auto-approved for alice: it waits');
+    const again = await call<AddAnswer>('POST', '/api/v1/queue', { artist: 'Duplicate', album: 'Wanted Twice' }, basicOf('bob', 'bob password'));
+    assert.equal(again.status, 201, 'a duplicate is answered even at the waiting limit: it adds nothing');
+    assert.deepEqual(again.body.skipped[0]?.duplicate_of, { in: 'queue', id: alices.body.items[0]?.id, status: 'pending' });
     const byAdmin = await call<AddAnswer>('POST', '/api/v1/queue', { artist: 'Duplicate', album: 'Wanted Twice' });
-    assert.equal(byAdmin.body.skipped[0]?.duplicate_of.requested_by, 'bob');
+    assert.equal(byAdmin.body.skipped[0]?.duplicate_of.requested_by, 'alice');
   });
 
   it('lets a requester cancel their own waiting request, not another\'s, and not once decided', async () => {
@@ -175,10 +180,28 @@ describe('the household: users, requests, quotas', () => {
     assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, { cookie })).status, 401, 'the old session ended');
     assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, basicOf('vera', 'a new password'))).status, 200);
 
+    // A sign-in with the old password that races the reset never keeps a session past it.
+    const [racing, reset] = await Promise.all([
+      fetch(`${app.baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.baseUrl }, body: JSON.stringify({ username: 'vera', password: 'a new password' }) }),
+      call('PATCH', '/api/v1/users/vera', { password: 'a third password' }),
+    ]);
+    assert.equal(reset.status, 200);
+    const raced = (racing.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    if (racing.status === 200) assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, { cookie: raced })).status, 401, 'the old password\'s session ended');
+    assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, basicOf('vera', 'a third password'))).status, 200);
+    const stream = await fetch(`${app.baseUrl}/api/v1/events/stream`, { headers: basicOf('vera', 'a third password') });
+    assert.equal(stream.status, 200);
+    const reader = stream.body?.getReader();
+    assert.ok(reader);
+    await reader.read(); // ": connected"
     assert.equal((await call('PATCH', '/api/v1/users/vera', { disabled: true })).status, 200);
-    const refused = await call<{ detail: string }>('GET', '/api/v1/queue?status=pending', undefined, basicOf('vera', 'a new password'));
+    await call('POST', '/api/v1/queue', { artist: 'After', album: 'The Disable' });
+    // The disabled viewer's open stream ends (the loop returns) without carrying the next event.
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) assert.doesNotMatch(new TextDecoder().decode(chunk.value), /The Disable/);
+    const refused = await call<{ detail: string }>('GET', '/api/v1/queue?status=pending', undefined, basicOf('vera', 'a third password'));
     assert.equal(refused.status, 401, 'a disabled account cannot sign in');
     assert.equal((await call('PATCH', '/api/v1/users/admin', { disabled: true })).status, 409, 'config.yaml\'s admin is changed there');
+    for (const name of ['Admin', 'ADMIN', 'Vera']) assert.equal((await call('POST', '/api/v1/users', { name, password: 'a password!', role: 'admin' })).status, 409, `${name}: a name people could not tell apart`);
   });
 
   it('makes API keys that belong to a user and carry at most their role\'s scopes', async () => {
@@ -199,5 +222,15 @@ describe('the household: users, requests, quotas', () => {
     assert.equal(JSON.stringify(listed.body).includes(made.body.key), false, 'the key is shown once');
     assert.equal((await call('DELETE', `/api/v1/users/amos`)).status, 204);
     assert.equal((await call('GET', '/api/v1/queue?status=pending', undefined, key)).status, 401, 'a deleted user\'s keys go with them');
+    // A key made while its user is deleted: refused, or deleted with them; never a key a later namesake inherits.
+    assert.equal((await call('POST', '/api/v1/users', { name: 'pat', password: 'pat password', role: 'viewer' })).status, 201);
+    const [made2, deleted] = await Promise.all([
+      call<{ key?: string }>('POST', '/api/v1/api-keys', { name: 'race', user: 'pat', scopes: ['read'] }),
+      call('DELETE', '/api/v1/users/pat'),
+    ]);
+    assert.equal(deleted.status, 204);
+    assert.ok(made2.status === 201 || made2.status === 409, `made: ${made2.status}`);
+    assert.equal((await call('POST', '/api/v1/users', { name: 'pat', password: 'new pat password', role: 'admin' })).status, 201);
+    if (made2.body.key) assert.equal((await call('GET', '/api/v1/users', undefined, { 'x-api-key': made2.body.key })).status, 401);
   });
 });

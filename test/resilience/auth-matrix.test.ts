@@ -61,6 +61,17 @@ const ACCESS: Record<string, Access> = {
   'GET /api/v1/queue/sources': 'viewer',
   'GET /api/v1/previews': 'viewer',
   'GET /api/v1/release-groups/{mbid}': 'viewer',
+  // The household (issue #31). A requester (scope `request` only) is not among these callers: the roles matrix of
+  // test/core/auth/roles-matrix.test.ts covers it; here, the least of viewer < approver < admin that may call.
+  'GET /api/v1/requests': 'viewer',
+  'POST /api/v1/requests/{id}/cancel': 'approver',
+  'GET /api/v1/users': 'admin',
+  'POST /api/v1/users': 'admin',
+  'PATCH /api/v1/users/{name}': 'admin',
+  'DELETE /api/v1/users/{name}': 'admin',
+  'GET /api/v1/api-keys': 'admin',
+  'POST /api/v1/api-keys': 'admin',
+  'DELETE /api/v1/api-keys/{id}': 'admin',
 };
 const RANK: Record<Access, number> = { public: 0, viewer: 1, approver: 2, admin: 3 };
 

@@ -7,8 +7,9 @@ import { requestProgressOf } from './request-progress.js';
 import type { RequestItem, RequestPage, RequestStatus } from './request.schema.js';
 
 /**
- * The newest requests a list looks at. Requests are made by people, a few a week per person; a list filtered by a
- * status that only their path tells (downloading, in library…) follows each of them, so the walk has a bound.
+ * The newest requests a list filtered by a status of the path (approved … removed) looks at: only following each
+ * approved request tells where it is now, so that walk has a bound. Unfiltered lists, and `requested`, `declined`
+ * and `cancelled`, are read a page at a time from the queue's own columns.
  */
 export const REQUESTS_SCANNED = 10_000;
 
@@ -20,22 +21,47 @@ export interface RequestFilter {
   offset: number;
 }
 
+/** The queue status a request status is found among. */
+const QUEUE_STATUS_OF: Record<RequestStatus, 'pending' | 'approved' | 'rejected'> = {
+  requested: 'pending',
+  declined: 'rejected',
+  cancelled: 'rejected',
+  approved: 'approved',
+  searching: 'approved',
+  downloading: 'approved',
+  downloaded: 'approved',
+  in_library: 'approved',
+  failed: 'approved',
+  removed: 'approved',
+};
+
 /** Requests as people follow them: each queue item with `requested_by`, with where it stands now. */
 export class RequestLedger {
-  private readonly statements;
+  private readonly db;
 
   constructor(store: Store, private readonly wishlist: WishlistTable, private readonly downloads: DownloadsTable, private readonly library: LibraryTable) {
-    const db = store.db;
-    this.statements = {
-      all: db.prepare(`SELECT record FROM queue_items INDEXED BY queue_requests WHERE requested_by IS NOT NULL ORDER BY seq DESC LIMIT ${REQUESTS_SCANNED}`).pluck(),
-      ofUser: db.prepare(`SELECT record FROM queue_items INDEXED BY queue_requests_by_user WHERE requested_by = ? ORDER BY seq DESC LIMIT ${REQUESTS_SCANNED}`).pluck(),
-    };
+    this.db = store.db;
   }
 
   page(filter: RequestFilter): RequestPage {
-    const records = (filter.user === undefined ? this.statements.all.all() : this.statements.ofUser.all(filter.user)) as string[];
-    const requests = records.map((record) => this.describe(JSON.parse(record) as QueueItem));
-    const matching = filter.status === undefined ? requests : requests.filter((request) => request.status === filter.status);
+    const where = filter.user === undefined ? ['requested_by IS NOT NULL'] : ['requested_by = ?'];
+    const params: (string | number)[] = filter.user === undefined ? [] : [filter.user];
+    const index = filter.user === undefined ? 'queue_requests' : 'queue_requests_by_user';
+    if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(QUEUE_STATUS_OF[filter.status]);
+    }
+    const from = `FROM queue_items INDEXED BY ${index} WHERE ${where.join(' AND ')}`;
+    const { status } = filter;
+    // The queue's own status says it: one page from the index, counted there.
+    if (status === undefined || status === 'requested') {
+      const records = this.db.prepare(`SELECT record ${from} ORDER BY seq DESC LIMIT ? OFFSET ?`).pluck().all(...params, filter.limit, filter.offset) as string[];
+      const total = Number(this.db.prepare(`SELECT count(*) ${from}`).pluck().get(...params));
+      return { items: records.map((record) => this.describe(JSON.parse(record) as QueueItem)), total, limit: filter.limit, offset: filter.offset };
+    }
+    // Where it stands now: each of the newest requests of that queue status, followed.
+    const records = this.db.prepare(`SELECT record ${from} ORDER BY seq DESC LIMIT ${REQUESTS_SCANNED}`).pluck().all(...params) as string[];
+    const matching = records.map((record) => this.describe(JSON.parse(record) as QueueItem)).filter((request) => request.status === status);
     return { items: matching.slice(filter.offset, filter.offset + filter.limit), total: matching.length, limit: filter.limit, offset: filter.offset };
   }
 

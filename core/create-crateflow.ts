@@ -12,6 +12,7 @@ import { resolveConfigPaths } from './config/resolve-config-paths.js';
 import { Tokens } from './di/tokens.js';
 import { AllowedHosts } from './auth/allowed-hosts.js';
 import { DefaultAuthenticator } from './auth/default-authenticator.js';
+import { CredentialCheckGate } from './auth/credential-check-gate.js';
 import { EventBus } from './events/event-bus.js';
 import { answerMalformedRequests } from './http/answer-malformed-requests.js';
 import type { ReservedServer } from './http/reserve-port.js';
@@ -159,7 +160,9 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   credentials.catch(() => undefined); // awaited below; a start that fails before then must not leave it unhandled
   const publicUrl = publicUrlOf(config.server.public_url);
   const decisionLinks = new DecisionLinkService(store, clock, publicUrl, parseDuration(config.approvals.link_ttl));
-  const users = new UserDirectory(store, clock, configAdminOf(config.ui.auth), config.ui.auth.api_keys.filter((key) => key.user === undefined).map((key) => key.name));
+  // One gate for every scrypt hash, checks and new passwords alike: they share libuv's thread pool with the store.
+  const passwordGate = new CredentialCheckGate();
+  const users = new UserDirectory(store, clock, configAdminOf(config.ui.auth), config.ui.auth.api_keys.filter((key) => key.user === undefined).map((key) => key.name), passwordGate);
   const storedKeys = new StoredApiKeys(store, clock, makeId);
   const plugins = await createPlugins(checked, {
     store, log, clock, signal: shutdown.signal, version, newId: makeId, refuseTargetAddress, metadataPolicy, musicbrainz, ...(decisionLinks.issuer ? { decisionLinks: decisionLinks.issuer } : {}), accounts: users,
@@ -184,7 +187,7 @@ export async function createCrateflow(options: CrateflowOptions): Promise<Cratef
   const container = rootContainer.createChildContainer();
   const eventLog = new EventLogTable(store);
   const events = new EventBus(eventLog, plugins, clock, log.child({ component: 'events' }), makeId, config.events.sink_timeout_ms);
-  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log, users, storedKeys });
+  const authenticator = new DefaultAuthenticator(config.ui.auth, plugins.auth, { clock, log, users, storedKeys, gate: passwordGate });
   const requestRules = new RequestRules(config.requests, users);
   container.register(Tokens.Config, { useValue: config });
   container.register(Tokens.ConfigDir, { useValue: options.configDir });

@@ -32,6 +32,8 @@ export interface DefaultAuthenticatorDeps {
   checkLimits?: CredentialCheckLimits;
   /** How long a credential check (authenticate, login) may take before it is answered 503 (tests make it short). */
   checkTimeoutMs?: number;
+  /** The gate every scrypt check waits at (one per app; built from `checkLimits` when absent). */
+  gate?: CredentialCheckGate;
   /** The users an admin manages and the API keys made for them (absent: only config.yaml's user and keys). */
   users?: KnownUsers;
   storedKeys?: KnownApiKeys;
@@ -95,7 +97,7 @@ export class DefaultAuthenticator implements RequestAuthenticator {
     this.trust = new ProxyTrust(CidrList.parse(config.trusted_proxies).list);
     this.limiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
     this.keyLimiter = new FailedLoginLimiter(deps.clock, deps.limits ?? DEFAULT_LOGIN_LIMITS);
-    this.gate = new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
+    this.gate = deps.gate ?? new CredentialCheckGate(deps.checkLimits ?? DEFAULT_CHECK_LIMITS);
     this.checkTimeoutMs = deps.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
     this.clock = deps.clock;
     this.log = deps.log;

@@ -4,6 +4,7 @@ import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { StorageFullError } from '../errors/storage-full-error.js';
 import { ValidationError } from '../errors/validation-error.js';
+import type { CredentialCheckGate } from '../auth/credential-check-gate.js';
 import type { Store } from '../storage/store.js';
 import type { CreateUserBody, UpdateUserBody, UserRecord } from './user.schema.js';
 
@@ -30,7 +31,17 @@ export class UserDirectory implements LocalAccounts {
    * `reservedNames`: names config.yaml gives to API keys that act under their own name; a user of that name would
    * take such a key over. They, and config's admin, are refused as user names in any letter case.
    */
-  constructor(private readonly store: Store, private readonly clock: Clock, readonly configUser: string | undefined, private readonly reservedNames: readonly string[] = []) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    readonly configUser: string | undefined,
+    private readonly reservedNames: readonly string[] = [],
+    /**
+     * Where a new password is hashed: the gate the authenticator checks passwords behind (scrypt fills the thread
+     * pool the store and /health need). check() is not gated here: an auth plugin calls it inside that gate already.
+     */
+    private readonly hashing: Pick<CredentialCheckGate, 'run'> = { run: (work) => work() },
+  ) {
     const db = store.db;
     this.statements = {
       all: db.prepare('SELECT record FROM users').pluck(),
@@ -74,7 +85,8 @@ export class UserDirectory implements LocalAccounts {
       throw new ValidationError([{ path: 'body', message: 'give a password (a local account) or something to set for a proxy user (role, auto_approve, quota, notify)' }]);
     }
     // Hashed before the transaction: scrypt runs on the thread pool and must not hold the store's commit.
-    const passwordHash = body.password === undefined ? undefined : await hashSecret(body.password);
+    const password = body.password;
+    const passwordHash = password === undefined ? undefined : await this.hashing.run(() => hashSecret(password));
     const now = this.clock.now();
     const { password: _password, ...settings } = body;
     // A local account without a role would fall back to the group rules meant for proxy users: it requests.
@@ -102,7 +114,8 @@ export class UserDirectory implements LocalAccounts {
   async update(name: string, patch: UpdateUserBody, actingUser: string | undefined): Promise<UserRecord> {
     if (this.isConfigUser(name)) throw this.configUserConflict(name);
     if (patch.disabled === true && name === actingUser) throw new ConflictError('you cannot disable your own account', { name });
-    const passwordHash = patch.password === undefined ? undefined : await hashSecret(patch.password);
+    const password = patch.password;
+    const passwordHash = password === undefined ? undefined : await this.hashing.run(() => hashSecret(password));
     const now = this.clock.now();
     return this.store.change(({ afterCommit }) => {
       const current = this.read(name);

@@ -177,6 +177,23 @@ describe('household: requests in the browser (issue #31)', () => {
     assert.equal(queue.status, 403, 'the key has no read scope');
     await page.getByRole('button', { name: 'Done' }).click();
     assert.equal(await page.getByTestId('new-api-key').count(), 0, 'the key is not shown again');
-    admin.assertNoConsoleErrors();
+
+    // Where the requester hears of their requests: the server names what is wrong (no channel is configured here).
+    await row.getByRole('button', { name: `Edit ${REQUESTER}` }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/^Channel/).fill('phone');
+    await dialog.getByLabel(/ntfy topic/).fill('robin-topic');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByRole('alert').getByText(/no notifications are configured/).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // Without a password: the profile of someone the forward-auth proxy signs in.
+    const newUser = page.getByRole('form', { name: 'New user' });
+    await newUser.getByLabel('Name', { exact: true }).fill('pat');
+    await newUser.getByRole('combobox').selectOption('viewer');
+    await newUser.getByRole('button', { name: 'Create user' }).click();
+    await page.locator('tr[data-user="pat"]').getByText('viewer', { exact: true }).waitFor();
+    // The browser logs the refused save (400) itself; the page showed it as the alert above.
+    admin.assertNoConsoleErrors([/status of 400 .*\/api\/v1\/users\/robin/]);
   });
 });

@@ -1,5 +1,6 @@
 // Editing one user in a dialog: display name, role, auto-approve and quota (each either inherited from config's
-// `requests:` or set for this user), disabled, a new password, and deleting the user.
+// `requests:` or set for this user), where they hear about their requests, disabled, a new password, and deleting
+// the user.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
 import { changeUser, deleteUser } from '../endpoints.js';
@@ -40,6 +41,8 @@ export function UserDialog({ user, onClose, onChanged }) {
   const [quotaOwn, setQuotaOwn] = useState(user.quota !== null);
   const [albums, setAlbums] = useState(String(user.quota?.albums ?? user.effective.quota?.albums ?? 5));
   const [per, setPer] = useState(user.quota?.per ?? user.effective.quota?.per ?? '7d');
+  const [notifyChannel, setNotifyChannel] = useState(user.notify?.channel ?? '');
+  const [notifyTo, setNotifyTo] = useState(user.notify?.to ?? '');
   const [disabled, setDisabled] = useState(user.disabled);
   const [password, setPassword] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -76,6 +79,9 @@ export function UserDialog({ user, onClose, onChanged }) {
     if (auto !== user.auto_approve) change.auto_approve = auto;
     const quota = quotaOwn ? { albums: Number(albums), per } : null;
     if (JSON.stringify(quota) !== JSON.stringify(user.quota)) change.quota = quota;
+    // Both fields, or neither: the server names what is wrong with a channel or an address.
+    const notify = notifyChannel.trim() || notifyTo.trim() ? { channel: notifyChannel.trim(), to: notifyTo.trim() } : null;
+    if (JSON.stringify(notify) !== JSON.stringify(user.notify)) change.notify = notify;
     if (disabled !== user.disabled) change.disabled = disabled;
     if (Object.keys(change).length === 0) return onClose();
     run(() => changeUser(user.name, change), `Saved ${user.name}${change.disabled ? ': signed out everywhere' : ''}`);
@@ -119,6 +125,15 @@ export function UserDialog({ user, onClose, onChanged }) {
             ${PERIODS.map(([p, label]) => html`<option key=${p} value=${p}>${label}</option>`)}
           </select>
         </span>` : null}
+      </fieldset>
+      <fieldset class="form-field notify-field">
+        <legend>Tell them when a request is declined or in the library</legend>
+        <label for="user-notify-channel">Channel (a name from config.yaml notifications)</label>
+        <input id="user-notify-channel" name="notify_channel" maxlength="100" placeholder="phone" value=${notifyChannel}
+          onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setNotifyChannel(e.currentTarget.value)} />
+        <label for="user-notify-to">Their ntfy topic, or Telegram chat id</label>
+        <input id="user-notify-to" name="notify_to" maxlength="200" value=${notifyTo}
+          onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setNotifyTo(e.currentTarget.value)} />
       </fieldset>
       <label class="check-field"><input type="checkbox" name="disabled" checked=${disabled}
         onChange=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setDisabled(e.currentTarget.checked)} /><span>Disabled: cannot sign in (ends their sessions)</span></label>

@@ -61,8 +61,9 @@ function NewUserForm({ onCreated }) {
     setBusy(true);
     setError('');
     try {
-      const user = await createUser({ name: name.trim(), password, role });
-      toast(`Created ${user.name} (${user.role ?? 'no role'}): they can sign in now`);
+      // Without a password it is the profile of someone the forward-auth proxy signs in: a role and settings.
+      const user = await createUser({ name: name.trim(), ...(password ? { password } : {}), role });
+      toast(user.has_password ? `Created ${user.name} (${user.role ?? 'no role'}): they can sign in now` : `Saved settings for ${user.name} (${user.role ?? 'no role'}), who signs in through the proxy`);
       setName('');
       setPassword('');
       onCreated();
@@ -81,8 +82,8 @@ function NewUserForm({ onCreated }) {
           title="Letters, digits and . _ @ + -, starting with a letter or digit"
           onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setName(e.currentTarget.value)} />
       </div>
-      <div class="form-field"><label for="new-user-password">Password</label>
-        <input id="new-user-password" name="password" type="password" required minlength="8" autocomplete="new-password" value=${password}
+      <div class="form-field"><label for="new-user-password">Password <span class="muted">(empty: someone the forward-auth proxy signs in)</span></label>
+        <input id="new-user-password" name="password" type="password" minlength="8" autocomplete="new-password" value=${password}
           onInput=${(/** @type {import('preact').TargetedEvent<HTMLInputElement>} */ e) => setPassword(e.currentTarget.value)} />
       </div>
       <${RoleSelect} id="new-user-role" value=${role} onChange=${(/** @type {Role | null} */ r) => r && setRole(r)} />

@@ -39,7 +39,7 @@ describe('auth-proxy: identity headers', () => {
     const twice = await info(app, { 'remote-user': 'bob', 'remote-groups': ['music', 'music-admins'] });
     assert.deepEqual(twice.body, { enabled: true, type: 'proxy', authenticated: false, user: null });
     const once = await info(app, { 'remote-user': 'bob', 'remote-groups': 'music' });
-    assert.deepEqual(once.body, { enabled: true, type: 'proxy', authenticated: true, user: { name: 'bob', groups: ['music'], role: 'viewer' } });
+    assert.deepEqual(once.body, { enabled: true, type: 'proxy', authenticated: true, user: { name: 'bob', groups: ['music'], role: 'viewer', scopes: ['read'] } });
     const users = await info(app, { 'remote-user': ['bob', 'alice'] });
     assert.deepEqual(users.body, { enabled: true, type: 'proxy', authenticated: false, user: null });
   });
@@ -47,7 +47,7 @@ describe('auth-proxy: identity headers', () => {
   it('decodes UTF-8 names and groups sent as raw bytes, as Authelia sends them', async (t) => {
     const app = await start(t);
     const answer = await info(app, { 'remote-user': utf8Bytes('zoë'), 'remote-name': utf8Bytes('Zoë Ångström 山田'), 'remote-groups': utf8Bytes('musique-été,music') });
-    assert.deepEqual(answer.body, { enabled: true, type: 'proxy', authenticated: true, user: { name: 'zoë', display_name: 'Zoë Ångström 山田', groups: ['musique-été', 'music'], role: 'viewer' } });
+    assert.deepEqual(answer.body, { enabled: true, type: 'proxy', authenticated: true, user: { name: 'zoë', display_name: 'Zoë Ångström 山田', groups: ['musique-été', 'music'], role: 'viewer', scopes: ['read'] } });
   });
 
   it('keeps a value that is not valid UTF-8 as Latin-1', async () => {

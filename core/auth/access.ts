@@ -29,11 +29,18 @@ export function describeAccess(access: Exclude<Access, 'public'>): string {
   return `the scope ${anyOf.map((scope) => `\`${scope}\``).join(' or ')}`;
 }
 
+/** Roles from the one that may do most: the role shown for a user whose groups grant several. */
+export const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'requester', 'viewer'];
+
 /** The least role whose scopes satisfy an access (answered as `required_role`, as before scopes existed). */
 export function leastRoleFor(access: Exclude<Access, 'public'>): Role {
   const anyOf: readonly Scope[] = typeof access === 'string' ? [access] : access;
-  const order: readonly Role[] = ['viewer', 'requester', 'approver', 'admin'];
-  return order.find((role) => ROLE_SCOPES[role].some((scope) => anyOf.includes(scope))) ?? 'admin';
+  return [...ROLE_ORDER].reverse().find((role) => ROLE_SCOPES[role].some((scope) => anyOf.includes(scope))) ?? 'admin';
+}
+
+/** The roles and their scopes in words: "admin = read, request, decide, admin; …". */
+export function describeRoleScopes(): string {
+  return ROLE_ORDER.map((role) => `${role} = ${ROLE_SCOPES[role].join(', ')}`).join('; ');
 }
 
 /** Every scope, for a caller nothing restricts (authentication disabled, nobody signed in). */

@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { isSecretHash, ROLE_SCOPES, verifySecret, type Identity, type Role, type Scope } from '@crateflow/sdk';
+import { secretDigest } from './secret-digest.js';
 import type { ApiKeyConfig } from '../config/app-config.schema.js';
 import type { PathProblem } from '../schema/format-schema-errors.js';
 
@@ -24,7 +25,7 @@ export class ApiKeyVerifier {
   private readonly inFlight = new Map<string, Promise<Identity | null>>();
 
   constructor(keys: readonly ApiKeyConfig[]) {
-    this.keys = keys.map((k) => ({ name: k.name, role: k.role, user: k.user, scopes: k.scopes, digest: k.key === undefined ? undefined : sha256(k.key), hash: k.key_hash }));
+    this.keys = keys.map((k) => ({ name: k.name, role: k.role, user: k.user, scopes: k.scopes, digest: k.key === undefined ? undefined : secretDigest(k.key), hash: k.key_hash }));
   }
 
   /** Config problems: each key needs exactly one of `key` and `key_hash`, and a hash must be a PHC scrypt string. */
@@ -66,7 +67,7 @@ export class ApiKeyVerifier {
 
   /** The identity of a key known by digest (a plain `key`, or a `key_hash` matched before): no scrypt, no wait. */
   recognise(presented: string): Identity | null {
-    const digest = sha256(presented);
+    const digest = secretDigest(presented);
     let match: KnownKey | undefined;
     for (const key of this.keys) {
       // Check every key (no early exit) so timing does not reveal which entry matched.
@@ -80,7 +81,7 @@ export class ApiKeyVerifier {
    * run: a client that starts with 20 requests at once costs one round of scrypt, not 20.
    */
   private verifyHashed(presented: string): Promise<Identity | null> {
-    const digest = sha256(presented);
+    const digest = secretDigest(presented);
     const id = digest.toString('hex');
     let pending = this.inFlight.get(id);
     if (!pending) {
@@ -106,6 +107,3 @@ function identityOf(key: KnownKey): Identity {
   return { name: key.user ?? key.name, groups: [], role: key.role, ...(key.scopes ? { scopes: key.scopes } : {}), via: 'api-key' };
 }
 
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}

@@ -17,7 +17,7 @@ import { CredentialCheckGate, DEFAULT_CHECK_LIMITS, type CredentialCheckLimits }
 import { DEFAULT_LOGIN_LIMITS, FailedLoginLimiter, type FailedLoginLimits } from './failed-login-limiter.js';
 import { ProxyTrust } from './proxy-trust.js';
 import type { Grant, LoginResult, RequestAuthenticator } from './request-authenticator.js';
-import { scopesOf } from './access.js';
+import { ROLE_ORDER, scopesOf } from './access.js';
 import type { KnownApiKeys, KnownUsers } from './known-users.js';
 import { crossSiteReason } from './cross-site-guard.js';
 import { requestOrigin, SAFE_METHODS } from './same-origin.js';
@@ -39,8 +39,6 @@ export interface DefaultAuthenticatorDeps {
   storedKeys?: KnownApiKeys;
 }
 
-// The role shown for a user whose groups grant several: the one that may do most.
-const ROLE_ORDER: readonly Role[] = ['admin', 'approver', 'requester', 'viewer'];
 const PLUGIN_TIMEOUT_MS = 10_000;
 // A credential check is an scrypt hash, one at a time behind the gate: on a machine loaded to a load average of 12
 // one took over 10 s. The deadline is for a plugin that hangs, so it is generous; past it the client hears 503.

@@ -12,6 +12,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { compileCoercing, compileStrict, type Validator } from '../schema/ajv.js';
 import { formatSchemaErrors } from '../schema/format-schema-errors.js';
 import type { Access, RouteSpec } from './route.js';
+import { carriesBody } from './drain-unread-body.js';
 import { NotModified } from './not-modified.js';
 import { SerializedJson } from './serialized-json.js';
 import { isJsonBody, sendJson } from './send-json.js';
@@ -108,15 +109,10 @@ function jsonBodyParser(): Middleware {
   };
 }
 
-/** Whether the request carries body bytes (a length above 0, or a chunked body). */
-function hasBody(ctx: Context): boolean {
-  return ctx.get('transfer-encoding') !== '' || Number(ctx.get('content-length') || '0') > 0;
-}
-
 /** For a route whose body is optional: JSON is required and parsed only when a body was sent. */
 function optionalJsonBody(parseJson: Middleware): Middleware {
   return async function optionalBody(ctx: Context, next: Next): Promise<void> {
-    if (!hasBody(ctx)) return refuseFormBody(ctx, next);
+    if (!carriesBody(ctx.req)) return refuseFormBody(ctx, next);
     await requireJson(ctx, () => parseJson(ctx, next));
   };
 }
@@ -155,7 +151,7 @@ function handle(spec: RouteSpec, options: ApiRouterOptions) {
   return async function routeHandler(ctx: Context): Promise<void> {
     const params = validate(checkParams(), { ...ctx.params }, 'params');
     const query = validate(checkQuery(), { ...ctx.query }, 'query');
-    const body = spec.bodyOptional && !hasBody(ctx) ? undefined : validate(checkBody(), ctx.request.body, 'body');
+    const body = spec.bodyOptional && !carriesBody(ctx.req) ? undefined : validate(checkBody(), ctx.request.body, 'body');
     const identity: Identity | null = ctx.state.identity ?? null;
     const result = await spec.handle({
       params,

@@ -29,7 +29,8 @@ export function drainUnreadBody(limits: DrainLimits = { maxBytes: MAX_DISCARDED_
   };
 }
 
-function carriesBody(req: IncomingMessage): boolean {
+/** Whether a request carries body bytes: a length above 0, or a chunked body. */
+export function carriesBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { OpenApiComponents } from './openapi-components.js';
-import { describeAccess } from '../auth/access.js';
+import { describeAccess, describeRoleScopes } from '../auth/access.js';
 import type { RouteSpec } from './route.js';
 
 type JsonObject = Record<string, unknown>;
@@ -154,7 +154,7 @@ function describeOutside(outside: OutsideOperation, components: OpenApiComponent
 
 function accessNote(spec: RouteSpec): string {
   if (spec.access === 'public') return 'Public: no credentials needed.';
-  return `Needs ${describeAccess(spec.access)}. Roles grant scopes: admin = read, request, decide, admin; approver = read, request, decide; requester = request; viewer = read (an API key may narrow its user's).`;
+  return `Needs ${describeAccess(spec.access)}. Roles grant scopes: ${describeRoleScopes()} (an API key may narrow its user's).`;
 }
 
 function availabilityNote(modes: readonly string[]): string {

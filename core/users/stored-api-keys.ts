@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { secretDigest } from '../auth/secret-digest.js';
 import type { Clock, Identity, Scope } from '@crateflow/sdk';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { StorageFullError } from '../errors/storage-full-error.js';
@@ -90,5 +91,5 @@ export class StoredApiKeys {
 }
 
 function digestOf(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('base64url');
+  return secretDigest(key).toString('base64url');
 }

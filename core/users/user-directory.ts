@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { hashSecret, verifySecret, type Clock, type Identity, type LocalAccounts } from '@crateflow/sdk';
+import { secretDigest } from '../auth/secret-digest.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { NotFoundError } from '../errors/not-found-error.js';
 import { StorageFullError } from '../errors/storage-full-error.js';
@@ -154,7 +155,7 @@ export class UserDirectory implements LocalAccounts {
 
   async check(username: string, password: string, via: Identity['via']): Promise<{ identity: Identity; stamp: string } | null> {
     const user = this.users.get(username);
-    const presented = sha256(password);
+    const presented = secretDigest(password);
     const hash = user?.password_hash ?? (await this.decoy());
     // HTTP Basic sends the password with every request: once it matched this hash, its digest is enough.
     const remembered = user ? this.verified.get(user.name) : undefined;
@@ -207,16 +208,13 @@ export class UserDirectory implements LocalAccounts {
  * the account disabled). Either changing ends the session, even one signed in while the change was committed.
  */
 function stampOf(user: UserRecord): string {
-  return sha256(`${user.password_hash ?? ''}|${user.credentials_changed_at}`).toString('base64url');
+  return secretDigest(`${user.password_hash ?? ''}|${user.credentials_changed_at}`).toString('base64url');
 }
 
 function constantTimeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(sha256(a), sha256(b));
+  return timingSafeEqual(secretDigest(a), secretDigest(b));
 }
 
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
 
 function identityOf(user: UserRecord, via: Identity['via']): Identity {
   return { name: user.name, ...(user.display_name ? { display_name: user.display_name } : {}), groups: [], ...(user.role ? { role: user.role } : {}), via };

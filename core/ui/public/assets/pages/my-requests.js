@@ -3,6 +3,7 @@
 // Requesters have no event stream, so the page asks again every few seconds while it is visible.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { RequestRelease } from '../components/request-release.js';
 import { ApiError, query } from '../api.js';
 import { cancelRequest, getRequests } from '../endpoints.js';
 import { setParams } from '../router.js';
@@ -68,10 +69,7 @@ function MyRequest({ item, busy, onCancel }) {
   return html`<li class="card request" data-id=${item.id} data-status=${item.status}>
     <${CoverArt} item=${item} className="cover request-cover" />
     <div class="request-body">
-      <div class="request-what">
-        <span class="release-artist">${item.artist}</span>
-        <span class="release-work">${item.album || item.title || ''}${item.year ? html` <span class="muted">(${item.year})</span>` : null}</span>
-      </div>
+      <${RequestRelease} item=${item} />
       <${RequestPath} item=${item} />
       <p class="request-status" data-testid="request-status">${item.status_text}</p>
       ${item.status === 'downloading' && item.progress !== undefined ? html`<div class="progress-row">

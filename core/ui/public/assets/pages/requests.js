@@ -3,6 +3,7 @@
 // Filtered by user through the URL (`?user=`), like every page's state.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../html.js';
+import { RequestRelease } from '../components/request-release.js';
 import { ApiError, query } from '../api.js';
 import { declineQueueItem, decideQueueItem, getRequests, getUsers } from '../endpoints.js';
 import { setParams } from '../router.js';
@@ -90,10 +91,7 @@ function PendingRequest({ item, canDecide, onDecided }) {
   return html`<li class="card request" data-id=${item.id} data-status=${item.status}>
     <${CoverArt} item=${item} className="cover request-cover" />
     <div class="request-body">
-      <div class="request-what">
-        <span class="release-artist">${item.artist}</span>
-        <span class="release-work">${item.album || item.title || ''}${item.year ? html` <span class="muted">(${item.year})</span>` : null}</span>
-      </div>
+      <${RequestRelease} item=${item} />
       <p class="request-by">Requested by <strong data-testid="requested-by">${item.requested_by}</strong>
         <span class="muted"> · <time datetime=${item.requested_at} title=${formatTime(item.requested_at)}>${formatAgo(item.requested_at)}</time></span></p>
       ${item.note ? html`<p class="request-note"><span class="muted">Note:</span> ${item.note}</p>` : null}

@@ -13,6 +13,11 @@ const HEADERS_TIMEOUT_MS = 60_000;
 // How often Node checks connections against the timeouts. Its default (30 s) would let a 2 s limit run to 32 s.
 const MAX_CHECK_INTERVAL_MS = 1000;
 const DROP_WARNING_INTERVAL_MS = 60_000;
+// How long an idle keep-alive connection is kept. Node's 5 s is shorter than what clients and proxies reuse a
+// connection after (nginx keeps upstream connections 60 s): a client that sends as the server closes sees ECONNRESET,
+// which a busy client (a starved event loop, late timers) meets often. Longer than 60 s, the client closes first;
+// max_connections still bounds how many are held.
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /**
  * The HTTP server with its resource limits: a client that trickles a request (slowloris, a body sent a byte a
@@ -25,6 +30,7 @@ export function createHttpServer(listener: RequestListener, limits: ServerLimits
     {
       requestTimeout: limits.request_timeout_ms,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.request_timeout_ms),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.max(100, Math.floor(limits.request_timeout_ms / 4))),
     },
     listener,
